@@ -1,0 +1,36 @@
+# The README's two commands: `make run` and `make test`. Both install missing Debian build
+# dependencies (when run as root), configure with CMake presets and build with Ninja.
+PRESET ?= release
+BUILD_DIR := build/$(PRESET)
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build run test bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake --preset $(PRESET)
+
+configure: $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build --preset $(PRESET) -j $(JOBS)
+
+# The main job on the embedded default scenario.
+run: build
+	$(BUILD_DIR)/orrery demo --out out/demo
+
+test: build
+	ctest --preset $(PRESET) -j $(JOBS)
+
+bench: build
+	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b --benchmark_min_time=0.5; done
+
+format:
+	find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf build

@@ -1,0 +1,22 @@
+# Helpers shared by every module.
+
+# orrery_library(NAME SOURCES ... DEPS ...): a static library whose headers are included as
+# "core/quantity.h" (relative to src/).
+function(orrery_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# orrery_test(NAME SOURCES ... DEPS ...): a GoogleTest executable registered with CTest.
+# Tests run with the repository root as working directory so they can find ../shared.
+function(orrery_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    ORRERY_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    ORRERY_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,196 @@
+#include "core/cluster_state.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/error.h"
+
+namespace orrery {
+namespace {
+constexpr uint32_t kNotCounted = ~uint32_t{0};
+}
+
+std::optional<NodeId> ClusterState::find_node(std::string_view name) const {
+  auto it = node_by_name_.find(std::string(name));
+  if (it == node_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ClusterState::set_allocatable(NodeId id, const Resources& r) {
+  for (int i = 0; i < kMaxResources; ++i) allocatable_[i][id] = r.q[i];
+}
+
+NodeId ClusterState::add_node(Node node) {
+  if (node.name.empty()) throw InputError("node without a name");
+  if (node_by_name_.count(node.name)) {
+    throw InputError("duplicate node name \"" + node.name + "\"");
+  }
+  const NodeId id = static_cast<NodeId>(nodes_.size());
+  node_by_name_.emplace(node.name, id);
+  for (int i = 0; i < kMaxResources; ++i) {
+    allocatable_[i].push_back(0);
+    requested_[i].push_back(0);
+  }
+  nonzero_cpu_.push_back(0);
+  nonzero_memory_.push_back(0);
+  node_pods_.emplace_back();
+  alive_.push_back(1);
+  nodes_.push_back(std::move(node));
+  set_allocatable(id, nodes_[id].allocatable);
+  live_nodes_.push_back(id);
+  return id;
+}
+
+void ClusterState::update_node(NodeId id, Node node) {
+  if (!node_alive(id)) throw std::logic_error("update_node: dead node");
+  if (node.name != nodes_[id].name) {
+    if (node_by_name_.count(node.name)) {
+      throw InputError("duplicate node name \"" + node.name + "\"");
+    }
+    node_by_name_.erase(nodes_[id].name);
+    node_by_name_.emplace(node.name, id);
+  }
+  nodes_[id] = std::move(node);
+  set_allocatable(id, nodes_[id].allocatable);
+}
+
+void ClusterState::remove_node(NodeId id) {
+  if (!node_alive(id)) throw std::logic_error("remove_node: dead node");
+  if (!node_pods_[id].empty()) throw std::logic_error("remove_node: node still has pods");
+  // Terminal pods that ran here keep pointing at the dead slot for reporting; node(id) stays
+  // readable.
+  alive_[id] = 0;
+  node_by_name_.erase(nodes_[id].name);
+  live_nodes_.erase(std::find(live_nodes_.begin(), live_nodes_.end(), id));
+  for (int i = 0; i < kMaxResources; ++i) allocatable_[i][id] = 0;
+}
+
+Resources ClusterState::allocatable_of(NodeId id) const {
+  Resources r;
+  for (int i = 0; i < kMaxResources; ++i) r.q[i] = allocatable_[i][id];
+  return r;
+}
+
+Resources ClusterState::requested_of(NodeId id) const {
+  Resources r;
+  for (int i = 0; i < kMaxResources; ++i) r.q[i] = requested_[i][id];
+  return r;
+}
+
+void ClusterState::count_on_node(PodId id, NodeId node) {
+  const PodSpec& spec = *pods_[id].spec;
+  for (int i = 0; i < kMaxResources; ++i) requested_[i][node] += spec.request.q[i];
+  nonzero_cpu_[node] += spec.nonzero_request[kCpu];
+  nonzero_memory_[node] += spec.nonzero_request[kMemory];
+  pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
+  node_pods_[node].push_back(id);
+}
+
+void ClusterState::uncount(PodId id) {
+  const uint32_t slot = pod_slot_on_node_[id];
+  if (slot == kNotCounted) return;
+  const NodeId node = pod_node_[id];
+  const PodSpec& spec = *pods_[id].spec;
+  for (int i = 0; i < kMaxResources; ++i) requested_[i][node] -= spec.request.q[i];
+  nonzero_cpu_[node] -= spec.nonzero_request[kCpu];
+  nonzero_memory_[node] -= spec.nonzero_request[kMemory];
+  std::vector<PodId>& list = node_pods_[node];
+  const PodId last = list.back();
+  list[slot] = last;
+  pod_slot_on_node_[last] = slot;
+  list.pop_back();
+  pod_slot_on_node_[id] = kNotCounted;
+}
+
+PodId ClusterState::add_pod(Pod pod) {
+  if (!pod.spec) throw std::logic_error("add_pod: pod without a spec");
+  std::string key = pod.key();
+  if (pod_by_key_.count(key)) throw InputError("duplicate pod \"" + key + "\"");
+  NodeId node = kNoNode;
+  if (!pod.node_name.empty()) {
+    auto n = find_node(pod.node_name);
+    if (!n) {
+      throw InputError("pod \"" + key + "\": spec.nodeName \"" + pod.node_name +
+                       "\" is not a known node");
+    }
+    node = *n;
+  }
+  PodId id;
+  if (!free_pod_ids_.empty()) {
+    id = free_pod_ids_.back();
+    free_pod_ids_.pop_back();
+    pods_[id] = std::move(pod);
+    pod_alive_[id] = 1;
+    pod_node_[id] = kNoNode;
+    pod_slot_on_node_[id] = kNotCounted;
+  } else {
+    id = static_cast<PodId>(pods_.size());
+    pods_.push_back(std::move(pod));
+    pod_alive_.push_back(1);
+    pod_node_.push_back(kNoNode);
+    pod_slot_on_node_.push_back(kNotCounted);
+  }
+  pod_by_key_.emplace(std::move(key), id);
+  ++pod_count_;
+  if (node != kNoNode) {
+    pod_node_[id] = node;
+    if (!is_terminal(pods_[id].phase)) count_on_node(id, node);
+  }
+  return id;
+}
+
+void ClusterState::assign(PodId id, NodeId node) {
+  if (!pod_alive(id) || !node_alive(node)) throw std::logic_error("assign: dead pod or node");
+  if (pod_node_[id] != kNoNode) throw std::logic_error("assign: pod already on a node");
+  pod_node_[id] = node;
+  pods_[id].node_name = nodes_[node].name;
+  if (!is_terminal(pods_[id].phase)) count_on_node(id, node);
+}
+
+void ClusterState::unassign(PodId id) {
+  if (!pod_alive(id)) throw std::logic_error("unassign: dead pod");
+  uncount(id);
+  pod_node_[id] = kNoNode;
+  pods_[id].node_name.clear();
+}
+
+void ClusterState::remove_pod(PodId id) {
+  if (!pod_alive(id)) throw std::logic_error("remove_pod: dead pod");
+  uncount(id);
+  pod_by_key_.erase(pods_[id].key());
+  pods_[id] = Pod{};
+  pod_alive_[id] = 0;
+  pod_node_[id] = kNoNode;
+  free_pod_ids_.push_back(id);
+  --pod_count_;
+}
+
+void ClusterState::set_phase(PodId id, PodPhase phase) {
+  if (!pod_alive(id)) throw std::logic_error("set_phase: dead pod");
+  Pod& p = pods_[id];
+  const bool was_counted = pod_slot_on_node_[id] != kNotCounted;
+  p.phase = phase;
+  if (is_terminal(phase) && was_counted) uncount(id);
+  if (!is_terminal(phase) && !was_counted && pod_node_[id] != kNoNode) {
+    count_on_node(id, pod_node_[id]);
+  }
+}
+
+std::optional<PodId> ClusterState::find_pod(std::string_view ns, std::string_view name) const {
+  std::string key;
+  key.reserve(ns.size() + name.size() + 1);
+  key.append(ns).append("/").append(name);
+  auto it = pod_by_key_.find(key);
+  if (it == pod_by_key_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<PodId> ClusterState::pods() const {
+  std::vector<PodId> out;
+  out.reserve(pod_count_);
+  for (PodId i = 0; i < pods_.size(); ++i)
+    if (pod_alive_[i]) out.push_back(i);
+  return out;
+}
+
+}  // namespace orrery

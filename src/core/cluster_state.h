@@ -1,0 +1,107 @@
+// The cluster as one scheduler (or the simulator) sees it: nodes, pods, and per-node accounting
+// kept incrementally so filtering and scoring never rescan pods.
+//
+// Layout for the hot path: per-resource arrays indexed by NodeId (struct of arrays), so a filter
+// or score plugin walks contiguous int64 arrays. Node and pod ids are dense and stable; a removed
+// node leaves a dead slot, a removed pod's slot is reused.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/node.h"
+#include "core/pod.h"
+
+namespace orrery {
+
+using NodeId = uint32_t;
+using PodId = uint32_t;
+inline constexpr NodeId kNoNode = ~NodeId{0};
+inline constexpr PodId kNoPod = ~PodId{0};
+
+class ClusterState {
+ public:
+  // ---- nodes ----
+  // Adds a node; throws InputError if a live node has the same name.
+  NodeId add_node(Node node);
+  // Replaces a node's spec (labels, taints, allocatable, ...), keeping its pods.
+  void update_node(NodeId id, Node node);
+  // Removes a node; its pods must have been unassigned or removed first.
+  void remove_node(NodeId id);
+
+  bool node_alive(NodeId id) const { return id < nodes_.size() && alive_[id]; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  std::optional<NodeId> find_node(std::string_view name) const;
+  // Live node ids in ascending order.
+  const std::vector<NodeId>& nodes() const { return live_nodes_; }
+  size_t node_count() const { return live_nodes_.size(); }
+  size_t node_slots() const { return nodes_.size(); }  // every NodeId is < node_slots()
+
+  // ---- accounting, indexed by NodeId ----
+  const int64_t* allocatable(ResourceId r) const { return allocatable_[r].data(); }
+  // Σ effective requests of the pods counted on each node (requested(kPods) = pod count).
+  const int64_t* requested(ResourceId r) const { return requested_[r].data(); }
+  // Like requested() but with the scoring defaults (100m / 200Mi) for missing cpu/memory requests.
+  const int64_t* nonzero_requested(ResourceId r) const {
+    return r == kCpu ? nonzero_cpu_.data() : r == kMemory ? nonzero_memory_.data()
+                                                          : requested_[r].data();
+  }
+  Resources allocatable_of(NodeId id) const;
+  Resources requested_of(NodeId id) const;
+  Resources free_of(NodeId id) const { return allocatable_of(id) - requested_of(id); }
+  // Pods counted on the node (bound or assumed, not terminal).
+  const std::vector<PodId>& pods_on(NodeId id) const { return node_pods_[id]; }
+
+  // ---- pods ----
+  // Adds a pod. A pod whose node_name names a known node is assigned to it (and counted unless it
+  // is terminal); an unknown node_name throws InputError. Duplicate ns/name throws InputError.
+  PodId add_pod(Pod pod);
+  // Assigns (binds or assumes) a pending pod to a node and counts its requests there.
+  void assign(PodId id, NodeId node);
+  // Releases the pod from its node; the pod becomes pending again.
+  void unassign(PodId id);
+  // Removes the pod (releasing its node first).
+  void remove_pod(PodId id);
+  // Terminal phases release the node's resources; the pod keeps its node for reporting.
+  void set_phase(PodId id, PodPhase phase);
+
+  bool pod_alive(PodId id) const { return id < pods_.size() && pod_alive_[id]; }
+  const Pod& pod(PodId id) const { return pods_[id]; }
+  NodeId pod_node(PodId id) const { return pod_node_[id]; }
+  std::optional<PodId> find_pod(std::string_view ns, std::string_view name) const;
+  size_t pod_count() const { return pod_count_; }
+  size_t pod_slots() const { return pods_.size(); }  // every PodId is < pod_slots()
+  // Live pod ids in ascending order.
+  std::vector<PodId> pods() const;
+
+ private:
+  void count_on_node(PodId id, NodeId node);
+  void uncount(PodId id);
+  void set_allocatable(NodeId id, const Resources& r);
+
+  std::vector<Node> nodes_;
+  std::vector<uint8_t> alive_;
+  std::vector<NodeId> live_nodes_;
+  std::unordered_map<std::string, NodeId> node_by_name_;
+  std::array<std::vector<int64_t>, kMaxResources> allocatable_;
+  std::array<std::vector<int64_t>, kMaxResources> requested_;
+  std::vector<int64_t> nonzero_cpu_;
+  std::vector<int64_t> nonzero_memory_;
+  std::vector<std::vector<PodId>> node_pods_;
+
+  std::vector<Pod> pods_;
+  std::vector<uint8_t> pod_alive_;
+  std::vector<NodeId> pod_node_;
+  std::vector<uint32_t> pod_slot_on_node_;  // index in node_pods_ when counted, else ~0
+  std::vector<PodId> free_pod_ids_;
+  std::unordered_map<std::string, PodId> pod_by_key_;
+  size_t pod_count_ = 0;
+};
+
+}  // namespace orrery

@@ -1,0 +1,540 @@
+#include "core/k8s_objects.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/yaml_util.h"
+
+namespace orrery {
+
+using yaml::Ctx;
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": read error");
+  return ss.str();
+}
+
+namespace {
+
+void read_labels(const Ctx& c, LabelSet* out) {
+  if (!c.defined()) return;
+  c.expect_map();
+  for (auto it = c.node.begin(); it != c.node.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    Ctx v = c.child(key);
+    out->set(key, v.defined() ? v.str() : std::string());
+  }
+}
+
+// A resource list ("requests: {cpu: 500m, memory: 1Gi}"). Sets `set_mask` bits for given keys.
+Resources read_resource_list(const Ctx& c, uint32_t* set_mask = nullptr) {
+  Resources r;
+  if (!c.defined()) return r;
+  c.expect_map();
+  for (const std::string& name : c.keys()) {
+    Ctx v = c.child(name);
+    ResourceId id;
+    try {
+      id = resource_id(name);
+    } catch (const InputError& e) {
+      v.fail(e.what());
+    }
+    r[id] = parse_resource_quantity(id, v.str(), v.where());
+    if (set_mask) *set_mask |= 1u << id;
+  }
+  return r;
+}
+
+Taint read_taint(const Ctx& c) {
+  c.expect_map();
+  Taint t;
+  Ctx key = c.child("key");
+  if (!key.defined()) c.fail("taint without a key");
+  t.key = intern(key.str());
+  t.value = intern(c.str_or("value", ""));
+  Ctx eff = c.child("effect");
+  auto e = parse_taint_effect(eff.defined() ? eff.str() : "");
+  if (!e || *e == TaintEffect::kNone) {
+    (eff.defined() ? eff : c).fail("expected effect NoSchedule, PreferNoSchedule or NoExecute");
+  }
+  t.effect = *e;
+  return t;
+}
+
+Toleration read_toleration(const Ctx& c) {
+  c.expect_map();
+  Toleration t;
+  t.key = intern(c.str_or("key", ""));
+  std::string op = c.str_or("operator", "Equal");
+  if (op == "Equal") {
+    t.op = TolerationOp::kEqual;
+  } else if (op == "Exists") {
+    t.op = TolerationOp::kExists;
+  } else {
+    c.child("operator").fail("expected Equal or Exists, got \"" + op + "\"");
+  }
+  t.value = intern(c.str_or("value", ""));
+  if (t.op == TolerationOp::kExists && t.value != kNoStr) {
+    c.child("value").fail("must be empty when operator is Exists");
+  }
+  if (t.key == kNoStr && t.op != TolerationOp::kExists) {
+    c.child("operator").fail("must be Exists when key is empty");
+  }
+  Ctx eff = c.child("effect");
+  auto e = parse_taint_effect(eff.defined() ? eff.str() : "");
+  if (!e) eff.fail("expected NoSchedule, PreferNoSchedule, NoExecute or empty");
+  t.effect = *e;
+  if (c.has("tolerationSeconds")) t.toleration_seconds = c.child("tolerationSeconds").i64();
+  return t;
+}
+
+NodeSelectorRequirement read_requirement(const Ctx& c, bool field) {
+  c.expect_map();
+  NodeSelectorRequirement r;
+  Ctx key = c.child("key");
+  if (!key.defined()) c.fail("requirement without a key");
+  r.key = intern(key.str());
+  Ctx op = c.child("operator");
+  if (!op.defined()) c.fail("requirement without an operator");
+  auto o = parse_selector_op(op.str());
+  if (!o || (field && *o != SelectorOp::kIn && *o != SelectorOp::kNotIn)) {
+    op.fail(field ? "expected In or NotIn (matchFields)"
+                  : "expected In, NotIn, Exists, DoesNotExist, Gt or Lt");
+  }
+  r.op = *o;
+  if (c.has("values")) {
+    for (const std::string& v : c.child("values").str_list()) r.values.push_back(intern(v));
+  }
+  switch (r.op) {
+    case SelectorOp::kIn:
+    case SelectorOp::kNotIn:
+      if (r.values.empty()) c.child("values").fail("must be non-empty for In and NotIn");
+      break;
+    case SelectorOp::kExists:
+    case SelectorOp::kDoesNotExist:
+      if (!r.values.empty()) c.child("values").fail("must be empty for Exists and DoesNotExist");
+      break;
+    case SelectorOp::kGt:
+    case SelectorOp::kLt: {
+      Ctx vs = c.child("values");
+      if (r.values.size() != 1) vs.fail("must hold exactly one integer for Gt and Lt");
+      r.number = vs.item(0).i64();
+      break;
+    }
+  }
+  if (field && interned(r.key) != "metadata.name") {
+    key.fail("matchFields supports only metadata.name");
+  }
+  return r;
+}
+
+NodeSelectorTerm read_term(const Ctx& c) {
+  c.expect_map();
+  NodeSelectorTerm t;
+  Ctx me = c.child("matchExpressions");
+  if (me.defined()) {
+    me.expect_seq();
+    for (size_t i = 0; i < me.size(); ++i) t.match_expressions.push_back(read_requirement(me.item(i), false));
+  }
+  Ctx mf = c.child("matchFields");
+  if (mf.defined()) {
+    mf.expect_seq();
+    for (size_t i = 0; i < mf.size(); ++i) t.match_fields.push_back(read_requirement(mf.item(i), true));
+  }
+  return t;
+}
+
+LabelSelector read_label_selector(const Ctx& c) {
+  LabelSelector s;
+  if (!c.defined()) return s;
+  c.expect_map();
+  read_labels(c.child("matchLabels"), &s.match_labels);
+  Ctx me = c.child("matchExpressions");
+  if (me.defined()) {
+    me.expect_seq();
+    for (size_t i = 0; i < me.size(); ++i) {
+      NodeSelectorRequirement r = read_requirement(me.item(i), false);
+      if (r.op == SelectorOp::kGt || r.op == SelectorOp::kLt) {
+        me.item(i).child("operator").fail("expected In, NotIn, Exists or DoesNotExist");
+      }
+      s.match_expressions.push_back(std::move(r));
+    }
+  }
+  return s;
+}
+
+NodeAffinity read_node_affinity(const Ctx& c) {
+  NodeAffinity a;
+  if (!c.defined()) return a;
+  c.expect_map();
+  Ctx req = c.child("requiredDuringSchedulingIgnoredDuringExecution");
+  if (req.defined()) {
+    Ctx terms = req.child("nodeSelectorTerms");
+    terms.expect_seq();
+    a.required.emplace();
+    for (size_t i = 0; i < terms.size(); ++i) a.required->push_back(read_term(terms.item(i)));
+  }
+  Ctx pref = c.child("preferredDuringSchedulingIgnoredDuringExecution");
+  if (pref.defined()) {
+    pref.expect_seq();
+    for (size_t i = 0; i < pref.size(); ++i) {
+      Ctx p = pref.item(i);
+      p.expect_map();
+      PreferredSchedulingTerm t;
+      Ctx w = p.child("weight");
+      if (!w.defined()) p.fail("preferred term without a weight");
+      t.weight = static_cast<int32_t>(w.i64());
+      if (t.weight < 1 || t.weight > 100) w.fail("weight must be in 1..100");
+      t.preference = read_term(p.child("preference"));
+      a.preferred.push_back(std::move(t));
+    }
+  }
+  return a;
+}
+
+TopologySpreadConstraint read_spread(const Ctx& c) {
+  c.expect_map();
+  TopologySpreadConstraint t;
+  Ctx skew = c.child("maxSkew");
+  if (!skew.defined()) c.fail("topology spread constraint without maxSkew");
+  t.max_skew = static_cast<int32_t>(skew.i64());
+  if (t.max_skew < 1) skew.fail("maxSkew must be at least 1");
+  Ctx key = c.child("topologyKey");
+  if (!key.defined()) c.fail("topology spread constraint without topologyKey");
+  t.topology_key = intern(key.str());
+  std::string w = c.str_or("whenUnsatisfiable", "DoNotSchedule");
+  if (w == "DoNotSchedule") {
+    t.when_unsatisfiable = SpreadWhenUnsatisfiable::kDoNotSchedule;
+  } else if (w == "ScheduleAnyway") {
+    t.when_unsatisfiable = SpreadWhenUnsatisfiable::kScheduleAnyway;
+  } else {
+    c.child("whenUnsatisfiable").fail("expected DoNotSchedule or ScheduleAnyway");
+  }
+  t.selector = read_label_selector(c.child("labelSelector"));
+  if (c.has("minDomains")) t.min_domains = static_cast<int32_t>(c.child("minDomains").i64());
+  auto policy = [&](const char* name, InclusionPolicy def) {
+    std::string v = c.str_or(name, def == InclusionPolicy::kHonor ? "Honor" : "Ignore");
+    if (v == "Honor") return InclusionPolicy::kHonor;
+    if (v == "Ignore") return InclusionPolicy::kIgnore;
+    c.child(name).fail("expected Honor or Ignore");
+  };
+  t.node_affinity_policy = policy("nodeAffinityPolicy", InclusionPolicy::kHonor);
+  t.node_taints_policy = policy("nodeTaintsPolicy", InclusionPolicy::kIgnore);
+  if (c.has("matchLabelKeys")) {
+    for (const auto& k : c.child("matchLabelKeys").str_list()) t.match_label_keys.push_back(intern(k));
+  }
+  return t;
+}
+
+Container read_container(const Ctx& c, bool init) {
+  c.expect_map();
+  Container k;
+  k.name = c.str_or("name", "");
+  k.image = c.str_or("image", "");
+  Ctx res = c.child("resources");
+  if (res.defined()) {
+    res.expect_map();
+    k.requests = read_resource_list(res.child("requests"), &k.requests_set);
+    uint32_t limits_set = 0;
+    k.limits = read_resource_list(res.child("limits"), &limits_set);
+    // API defaulting: a limit without a request sets the request.
+    for (int r = 0; r < kMaxResources; ++r) {
+      if ((limits_set & (1u << r)) && !(k.requests_set & (1u << r))) {
+        k.requests.q[r] = k.limits.q[r];
+        k.requests_set |= 1u << r;
+      }
+    }
+  }
+  if (init) {
+    std::string rp = c.str_or("restartPolicy", "");
+    if (rp == "Always") {
+      k.restartable = true;
+    } else if (!rp.empty()) {
+      c.child("restartPolicy").fail("expected Always or nothing for an init container");
+    }
+  }
+  return k;
+}
+
+std::vector<Container> read_containers(const Ctx& c, bool init) {
+  std::vector<Container> out;
+  if (!c.defined()) return out;
+  c.expect_seq();
+  for (size_t i = 0; i < c.size(); ++i) out.push_back(read_container(c.item(i), init));
+  return out;
+}
+
+struct ParsedPod {
+  Pod pod;
+  std::shared_ptr<PodSpec> spec;  // mutable until priorities are resolved
+  bool priority_given = false;
+  Ctx where;
+};
+
+int32_t builtin_priority(const std::string& cls, bool* found) {
+  *found = true;
+  if (cls == "system-cluster-critical") return 2000000000;
+  if (cls == "system-node-critical") return 2000001000;
+  *found = false;
+  return 0;
+}
+
+}  // namespace
+
+PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
+                       const std::string& source, const std::string& path) {
+  Ctx meta{&source, metadata, path.empty() ? "metadata" : path + ".metadata"};
+  Ctx c{&source, spec_node, path.empty() ? "spec" : path + ".spec"};
+  PodSpec s;
+  if (meta.defined()) {
+    meta.expect_map();
+    read_labels(meta.child("labels"), &s.labels);
+    read_labels(meta.child("annotations"), &s.annotations);
+  }
+  if (!c.defined()) c.fail("missing pod spec");
+  c.expect_map();
+  s.containers = read_containers(c.child("containers"), false);
+  s.init_containers = read_containers(c.child("initContainers"), true);
+  s.overhead = read_resource_list(c.child("overhead"));
+  if (c.has("priority")) {
+    int64_t p = c.child("priority").i64();
+    if (p < INT32_MIN || p > INT32_MAX) c.child("priority").fail("priority out of int32 range");
+    s.priority = static_cast<int32_t>(p);
+  }
+  s.priority_class_name = c.str_or("priorityClassName", "");
+  std::string pp = c.str_or("preemptionPolicy", "PreemptLowerPriority");
+  if (pp == "Never") {
+    s.preempt_never = true;
+  } else if (pp != "PreemptLowerPriority") {
+    c.child("preemptionPolicy").fail("expected PreemptLowerPriority or Never");
+  }
+  s.scheduler_name = intern(c.str_or("schedulerName", "default-scheduler"));
+  read_labels(c.child("nodeSelector"), &s.node_selector);
+  Ctx tol = c.child("tolerations");
+  if (tol.defined()) {
+    tol.expect_seq();
+    for (size_t i = 0; i < tol.size(); ++i) s.tolerations.push_back(read_toleration(tol.item(i)));
+  }
+  Ctx aff = c.child("affinity");
+  if (aff.defined()) {
+    aff.expect_map();
+    s.node_affinity = read_node_affinity(aff.child("nodeAffinity"));
+  }
+  Ctx spread = c.child("topologySpreadConstraints");
+  if (spread.defined()) {
+    spread.expect_seq();
+    for (size_t i = 0; i < spread.size(); ++i) s.topology_spread.push_back(read_spread(spread.item(i)));
+  }
+  if (auto cons = s.annotations.get(std::string_view("orrery.io/constraints"))) {
+    s.constraints =
+        parse_constraint_ids(*cons, meta.child("annotations").where() + "[orrery.io/constraints]");
+  }
+  if (!s.priority_class_name.empty() && !c.has("priority")) {
+    bool found;
+    s.priority = builtin_priority(s.priority_class_name, &found);
+  }
+  s.finalize();
+  return s;
+}
+
+Node parse_node(const YAML::Node& y, const std::string& source, const std::string& path) {
+  Ctx c{&source, y, path};
+  c.expect_map();
+  Node n;
+  Ctx meta = c.child("metadata");
+  if (!meta.defined()) c.fail("node without metadata");
+  meta.expect_map();
+  Ctx name = meta.child("name");
+  if (!name.defined()) meta.fail("node without a name");
+  n.name = name.str();
+  read_labels(meta.child("labels"), &n.labels);
+  read_labels(meta.child("annotations"), &n.annotations);
+  // kubernetes.io/hostname is set by the kubelet; the topology plugins rely on it.
+  if (!n.labels.get(std::string_view("kubernetes.io/hostname"))) {
+    n.labels.set("kubernetes.io/hostname", n.name);
+  }
+  Ctx spec = c.child("spec");
+  if (spec.defined()) {
+    spec.expect_map();
+    n.unschedulable = spec.bool_or("unschedulable", false);
+    Ctx taints = spec.child("taints");
+    if (taints.defined()) {
+      taints.expect_seq();
+      for (size_t i = 0; i < taints.size(); ++i) n.taints.push_back(read_taint(taints.item(i)));
+    }
+  }
+  Ctx status = c.child("status");
+  bool has_alloc = false;
+  if (status.defined()) {
+    status.expect_map();
+    n.capacity = read_resource_list(status.child("capacity"));
+    has_alloc = status.has("allocatable");
+    n.allocatable = has_alloc ? read_resource_list(status.child("allocatable")) : n.capacity;
+  }
+  if (n.capacity.is_zero() && has_alloc) n.capacity = n.allocatable;
+  if (n.allocatable[kPods] == 0) n.allocatable[kPods] = 110;
+  if (n.capacity[kPods] == 0) n.capacity[kPods] = n.allocatable[kPods];
+  n.derive_orrery_fields(meta.where());
+  return n;
+}
+
+namespace {
+
+struct Reader {
+  const std::string& source;
+  K8sObjects out;
+  std::vector<ParsedPod> pods;
+
+  // `list_kind`: the item kind implied by a typed list (NodeList → Node), whose items may omit kind.
+  void object(const Ctx& c, const std::string& list_kind = "") {
+    if (!c.defined()) return;  // empty YAML document
+    c.expect_map();
+    Ctx kind_ctx = c.child("kind");
+    if (!kind_ctx.defined() && list_kind.empty()) c.fail("object without a kind");
+    std::string kind = kind_ctx.defined() ? kind_ctx.str() : list_kind;
+    if (kind == "List" || kind == "NodeList" || kind == "PodList" || kind == "PriorityClassList") {
+      Ctx items = c.child("items");
+      if (!items.defined()) return;
+      items.expect_seq();
+      const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
+      for (size_t i = 0; i < items.size(); ++i) object(items.item(i), item_kind);
+    } else if (kind == "Node") {
+      out.nodes.push_back(parse_node(c.node, source, c.path));
+    } else if (kind == "Pod") {
+      pod(c);
+    } else if (kind == "PriorityClass") {
+      priority_class(c);
+    } else {
+      out.ignored_kinds[kind]++;
+    }
+  }
+
+  void pod(const Ctx& c) {
+    Ctx meta = c.child("metadata");
+    if (!meta.defined()) c.fail("pod without metadata");
+    meta.expect_map();
+    ParsedPod pp{Pod{}, nullptr, false, c};
+    Pod& p = pp.pod;
+    Ctx name = meta.child("name");
+    if (!name.defined()) meta.fail("pod without a name");
+    p.name = name.str();
+    p.ns = meta.str_or("namespace", "default");
+    p.uid = meta.str_or("uid", "");
+    if (meta.has("creationTimestamp")) {
+      Ctx ts = meta.child("creationTimestamp");
+      auto t = yaml::parse_rfc3339(ts.str());
+      if (!t) ts.fail("expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z");
+      p.creation_us = *t;
+    }
+    Ctx owners = meta.child("ownerReferences");
+    if (owners.defined()) {
+      owners.expect_seq();
+      for (size_t i = 0; i < owners.size(); ++i) {
+        Ctx o = owners.item(i);
+        o.expect_map();
+        if (p.owner.kind == OwnerKind::kNone || o.bool_or("controller", false)) {
+          p.owner.kind = parse_owner_kind(o.str_or("kind", ""));
+          p.owner.name = o.str_or("name", "");
+        }
+      }
+    }
+    Ctx spec = c.child("spec");
+    pp.spec = std::make_shared<PodSpec>(parse_pod_spec(meta.node, spec.node, source, c.path));
+    pp.priority_given = spec.has("priority");
+    p.node_name = spec.str_or("nodeName", "");
+    Ctx status = c.child("status");
+    if (status.defined() && status.has("phase")) {
+      Ctx ph = status.child("phase");
+      auto phase = parse_pod_phase(ph.str());
+      if (!phase) ph.fail("expected Pending, Running, Succeeded, Failed or Unknown");
+      p.phase = *phase;
+    }
+    pods.push_back(std::move(pp));
+  }
+
+  void priority_class(const Ctx& c) {
+    PriorityClass pc;
+    Ctx meta = c.child("metadata");
+    if (!meta.defined() || !meta.has("name")) c.fail("PriorityClass without metadata.name");
+    pc.name = meta.child("name").str();
+    Ctx v = c.child("value");
+    if (!v.defined()) c.fail("PriorityClass without a value");
+    int64_t value = v.i64();
+    if (value < INT32_MIN || value > INT32_MAX) v.fail("value out of int32 range");
+    pc.value = static_cast<int32_t>(value);
+    pc.global_default = c.bool_or("globalDefault", false);
+    pc.preempt_never = c.str_or("preemptionPolicy", "") == "Never";
+    out.priority_classes.push_back(pc);
+  }
+
+  // Resolves priorities from PriorityClasses (admission), then freezes the specs.
+  void finish() {
+    const PriorityClass* global_default = nullptr;
+    for (const auto& pc : out.priority_classes)
+      if (pc.global_default) global_default = &pc;
+    for (ParsedPod& pp : pods) {
+      PodSpec& s = *pp.spec;
+      if (!pp.priority_given) {
+        if (!s.priority_class_name.empty()) {
+          const PriorityClass* found = nullptr;
+          for (const auto& pc : out.priority_classes)
+            if (pc.name == s.priority_class_name) found = &pc;
+          bool builtin;
+          int32_t bp = builtin_priority(s.priority_class_name, &builtin);
+          if (found) {
+            s.priority = found->value;
+            if (found->preempt_never) s.preempt_never = true;
+          } else if (builtin) {
+            s.priority = bp;
+          } else {
+            pp.where.child("spec").child("priorityClassName")
+                .fail("unknown PriorityClass \"" + s.priority_class_name +
+                      "\" (include it in the input or set spec.priority)");
+          }
+        } else if (global_default) {
+          s.priority = global_default->value;
+        }
+      }
+      pp.pod.spec = pp.spec;
+      out.pods.push_back(std::move(pp.pod));
+    }
+    pods.clear();
+  }
+};
+
+}  // namespace
+
+K8sObjects parse_k8s_objects(std::string_view text, const std::string& source) {
+  Reader r{source, {}, {}};
+  const std::vector<YAML::Node> docs = yaml::parse_documents(std::string(text), source);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    r.object(Ctx{&source, docs[i], docs.size() > 1 ? "document[" + std::to_string(i) + "]" : ""});
+  }
+  r.finish();
+  return std::move(r.out);
+}
+
+K8sObjects load_k8s_objects(const std::string& path) {
+  return parse_k8s_objects(read_text_file(path), path);
+}
+
+void merge_into(K8sObjects& into, K8sObjects&& from) {
+  for (auto& n : from.nodes) into.nodes.push_back(std::move(n));
+  for (auto& p : from.pods) into.pods.push_back(std::move(p));
+  for (auto& pc : from.priority_classes) into.priority_classes.push_back(std::move(pc));
+  for (auto& [k, v] : from.ignored_kinds) into.ignored_kinds[k] += v;
+}
+
+ClusterState build_cluster(const K8sObjects& objects) {
+  ClusterState state;
+  for (const Node& n : objects.nodes) state.add_node(n);
+  for (const Pod& p : objects.pods) state.add_pod(p);
+  return state;
+}
+
+}  // namespace orrery

@@ -1,0 +1,63 @@
+// Reading Kubernetes objects (Node, Pod, PriorityClass) from YAML or JSON: single objects,
+// multi-document YAML, and `kind: List` / NodeList / PodList as printed by
+// `kubectl get nodes,pods -o yaml|json`. Unknown fields are ignored; malformed fields are errors
+// naming the file, line and field path ("snap.yaml:42: items[3].spec.containers[0].resources.
+// requests.cpu: invalid quantity ...").
+//
+// Defaulting applied as the API server would: namespace "default", schedulerName
+// "default-scheduler", container requests default to limits when only limits are given, node
+// allocatable defaults to capacity, a node without a "pods" figure gets 110. Pod priority comes
+// from spec.priority, else from the named PriorityClass in the same input (or the built-in
+// system-cluster-critical / system-node-critical), else the globalDefault class, else 0.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/cluster_state.h"
+#include "core/node.h"
+#include "core/pod.h"
+
+namespace YAML {
+class Node;
+}
+
+namespace orrery {
+
+struct PriorityClass {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+  bool preempt_never = false;
+};
+
+struct K8sObjects {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<PriorityClass> priority_classes;
+  std::map<std::string, int> ignored_kinds;  // kind → count of objects skipped
+};
+
+// Reads objects from a file; throws InputError on unreadable files or malformed content.
+K8sObjects load_k8s_objects(const std::string& path);
+// Same, from text; `source` names the input in error messages.
+K8sObjects parse_k8s_objects(std::string_view text, const std::string& source);
+
+// Appends another file's objects (e.g. a cluster snapshot plus a separate pod file).
+void merge_into(K8sObjects& into, K8sObjects&& from);
+
+// Builds a cluster state from the objects (nodes first, then pods). Throws InputError on
+// duplicates or pods bound to unknown nodes.
+ClusterState build_cluster(const K8sObjects& objects);
+
+// Single-object parsers, reused by scenario files that embed pod or node templates. `where` is
+// the location prefix for error messages ("file:line: path").
+Node parse_node(const YAML::Node& y, const std::string& source, const std::string& path);
+PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec,
+                       const std::string& source, const std::string& path);
+
+std::string read_text_file(const std::string& path);  // throws InputError when unreadable
+
+}  // namespace orrery

@@ -1,0 +1,159 @@
+#include "core/yaml_util.h"
+
+#include <charconv>
+#include <cmath>
+#include <ctime>
+
+#include "core/error.h"
+
+namespace orrery::yaml {
+
+namespace {
+// node[key] on a const node never inserts; a missing key gives an invalid ("zombie") handle.
+YAML::Node lookup(const YAML::Node& node, const std::string& key) {
+  if (!node.IsDefined() || !node.IsMap()) return YAML::Node();
+  const YAML::Node& cn = node;
+  YAML::Node n = cn[key];
+  return n.IsDefined() ? n : YAML::Node();
+}
+}  // namespace
+
+int Ctx::line() const {
+  if (node.IsDefined()) {
+    YAML::Mark m = node.Mark();
+    if (!m.is_null()) return m.line + 1;
+  }
+  return line_hint;
+}
+
+Ctx Ctx::child(const std::string& key) const {
+  return Ctx{file, lookup(node, key), path.empty() ? key : path + "." + key, line()};
+}
+
+Ctx Ctx::item(size_t i) const {
+  YAML::Node n;
+  if (node.IsDefined() && node.IsSequence() && i < node.size()) {
+    const YAML::Node& cn = node;
+    n.reset(cn[i]);
+  }
+  return Ctx{file, n, path + "[" + std::to_string(i) + "]", line()};
+}
+
+bool Ctx::has(const std::string& key) const {
+  YAML::Node n = lookup(node, key);
+  return n.IsDefined() && !n.IsNull();
+}
+
+std::string Ctx::where() const {
+  return error_location(file ? *file : std::string(), line(), path);
+}
+
+void Ctx::fail(const std::string& what) const { throw InputError(where() + ": " + what); }
+
+void Ctx::expect_map() const {
+  if (!node.IsDefined() || !node.IsMap()) fail("expected a mapping");
+}
+
+void Ctx::expect_seq() const {
+  if (!node.IsDefined() || !node.IsSequence()) fail("expected a list");
+}
+
+std::string Ctx::str() const {
+  if (!node.IsDefined() || !node.IsScalar()) fail(defined() ? "expected a string" : "missing value");
+  return node.Scalar();
+}
+
+int64_t Ctx::i64() const {
+  std::string s = str();
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) fail("expected an integer, got \"" + s + "\"");
+  return v;
+}
+
+double Ctx::f64() const {
+  std::string s = str();
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
+    fail("expected a number, got \"" + s + "\"");
+  }
+  return v;
+}
+
+bool Ctx::boolean() const {
+  std::string s = str();
+  if (s == "true" || s == "True") return true;
+  if (s == "false" || s == "False") return false;
+  fail("expected true or false, got \"" + s + "\"");
+}
+
+std::vector<std::string> Ctx::str_list() const {
+  expect_seq();
+  std::vector<std::string> out;
+  for (size_t i = 0; i < node.size(); ++i) out.push_back(item(i).str());
+  return out;
+}
+
+std::vector<std::string> Ctx::keys() const {
+  expect_map();
+  std::vector<std::string> out;
+  for (auto it = node.begin(); it != node.end(); ++it) out.push_back(it->first.Scalar());
+  return out;
+}
+
+std::string Ctx::str_or(const std::string& key, const std::string& def) const {
+  return has(key) ? child(key).str() : def;
+}
+int64_t Ctx::i64_or(const std::string& key, int64_t def) const {
+  return has(key) ? child(key).i64() : def;
+}
+double Ctx::f64_or(const std::string& key, double def) const {
+  return has(key) ? child(key).f64() : def;
+}
+bool Ctx::bool_or(const std::string& key, bool def) const {
+  return has(key) ? child(key).boolean() : def;
+}
+
+std::vector<YAML::Node> parse_documents(const std::string& text, const std::string& source) {
+  try {
+    return YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    std::string loc = error_location(source, e.mark.is_null() ? 0 : e.mark.line + 1, "");
+    throw InputError(loc + ": malformed YAML/JSON: " + e.msg);
+  }
+}
+
+YAML::Node parse_document(const std::string& text, const std::string& source) {
+  auto docs = parse_documents(text, source);
+  if (docs.empty()) throw InputError(source + ": empty document");
+  if (docs.size() > 1) throw InputError(source + ": expected a single YAML document");
+  return docs[0];
+}
+
+std::optional<int64_t> parse_rfc3339(const std::string& s) {
+  int y, mo, d, h, mi;
+  double sec;
+  char tz[16] = {0};
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%15s", &y, &mo, &d, &h, &mi, &sec, tz) < 6) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = 0;
+  int64_t t = static_cast<int64_t>(timegm(&tm));
+  int64_t offset = 0;
+  std::string z = tz;
+  if (!z.empty() && z != "Z" && z != "z") {
+    int oh = 0, om = 0;
+    if (std::sscanf(z.c_str() + 1, "%2d:%2d", &oh, &om) < 1) return std::nullopt;
+    offset = (oh * 3600 + om * 60) * (z[0] == '-' ? -1 : 1);
+  }
+  return (t - offset) * 1000000 + static_cast<int64_t>(std::llround(sec * 1e6));
+}
+
+}  // namespace orrery::yaml

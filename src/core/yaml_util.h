@@ -1,0 +1,59 @@
+// Small helpers for reading YAML/JSON (via yaml-cpp) with precise error locations: every error is
+// "FILE:LINE: field.path: what was expected". Shared by the object loader, the scheduler
+// configuration and scenario parsers.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace orrery::yaml {
+
+// A position in a document: the file, the node (for its line) and the field path.
+// A missing child is a null node that remembers its parent's line, so errors about absent fields
+// still point near the right place. Never assign YAML::Node handles (yaml-cpp's operator= writes
+// through to the referenced node); build a new Ctx instead.
+struct Ctx {
+  const std::string* file;
+  YAML::Node node;
+  std::string path;
+  int line_hint = 0;  // line of the nearest present ancestor (1-based), for missing nodes
+
+  Ctx child(const std::string& key) const;          // path.key, node[key]
+  Ctx item(size_t i) const;                         // path[i], node[i]
+  bool has(const std::string& key) const;           // key present and not null
+  std::string where() const;                        // "FILE:LINE: path"
+  [[noreturn]] void fail(const std::string& what) const;  // throws InputError(where(): what)
+
+  bool defined() const { return node.IsDefined() && !node.IsNull(); }
+  int line() const;
+  void expect_map() const;
+  void expect_seq() const;
+  std::string str() const;                        // a scalar
+  int64_t i64() const;                            // an integer scalar
+  double f64() const;                             // a number
+  bool boolean() const;                           // true/false
+  std::vector<std::string> str_list() const;      // a sequence of scalars
+  size_t size() const { return node.size(); }
+  // Keys of a mapping in document order.
+  std::vector<std::string> keys() const;
+
+  // Optional fields: the value if present, else `def`.
+  std::string str_or(const std::string& key, const std::string& def) const;
+  int64_t i64_or(const std::string& key, int64_t def) const;
+  double f64_or(const std::string& key, double def) const;
+  bool bool_or(const std::string& key, bool def) const;
+};
+
+// Parses all documents of a YAML/JSON text; throws InputError "SOURCE:LINE: ..." on syntax errors.
+std::vector<YAML::Node> parse_documents(const std::string& text, const std::string& source);
+// Exactly one document.
+YAML::Node parse_document(const std::string& text, const std::string& source);
+
+// Parses an RFC 3339 timestamp ("2024-05-01T12:00:00Z") into unix microseconds.
+std::optional<int64_t> parse_rfc3339(const std::string& s);
+
+}  // namespace orrery::yaml
