@@ -123,12 +123,14 @@ PodId ClusterState::add_pod(Pod pod) {
     pod_alive_[id] = 1;
     pod_node_[id] = kNoNode;
     pod_slot_on_node_[id] = kNotCounted;
+    pod_serial_[id] = next_serial_++;
   } else {
     id = static_cast<PodId>(pods_.size());
     pods_.push_back(std::move(pod));
     pod_alive_.push_back(1);
     pod_node_.push_back(kNoNode);
     pod_slot_on_node_.push_back(kNotCounted);
+    pod_serial_.push_back(next_serial_++);
   }
   pod_by_key_.emplace(std::move(key), id);
   ++pod_count_;

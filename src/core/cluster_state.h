@@ -74,6 +74,8 @@ class ClusterState {
   bool pod_alive(PodId id) const { return id < pods_.size() && pod_alive_[id]; }
   const Pod& pod(PodId id) const { return pods_[id]; }
   NodeId pod_node(PodId id) const { return pod_node_[id]; }
+  // A number unique to this pod for the life of the state (PodIds are reused, serials are not).
+  uint64_t pod_serial(PodId id) const { return pod_serial_[id]; }
   std::optional<PodId> find_pod(std::string_view ns, std::string_view name) const;
   size_t pod_count() const { return pod_count_; }
   size_t pod_slots() const { return pods_.size(); }  // every PodId is < pod_slots()
@@ -99,6 +101,8 @@ class ClusterState {
   std::vector<uint8_t> pod_alive_;
   std::vector<NodeId> pod_node_;
   std::vector<uint32_t> pod_slot_on_node_;  // index in node_pods_ when counted, else ~0
+  std::vector<uint64_t> pod_serial_;
+  uint64_t next_serial_ = 1;
   std::vector<PodId> free_pod_ids_;
   std::unordered_map<std::string, PodId> pod_by_key_;
   size_t pod_count_ = 0;

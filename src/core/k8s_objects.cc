@@ -288,8 +288,8 @@ int32_t builtin_priority(const std::string& cls, bool* found) {
 
 PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
                        const std::string& source, const std::string& path) {
-  Ctx meta{&source, metadata, path.empty() ? "metadata" : path + ".metadata"};
-  Ctx c{&source, spec_node, path.empty() ? "spec" : path + ".spec"};
+  Ctx meta{source, metadata, path.empty() ? "metadata" : path + ".metadata"};
+  Ctx c{source, spec_node, path.empty() ? "spec" : path + ".spec"};
   PodSpec s;
   if (meta.defined()) {
     meta.expect_map();
@@ -343,7 +343,7 @@ PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
 }
 
 Node parse_node(const YAML::Node& y, const std::string& source, const std::string& path) {
-  Ctx c{&source, y, path};
+  Ctx c{source, y, path};
   c.expect_map();
   Node n;
   Ctx meta = c.child("metadata");
@@ -513,7 +513,7 @@ K8sObjects parse_k8s_objects(std::string_view text, const std::string& source) {
   Reader r{source, {}, {}};
   const std::vector<YAML::Node> docs = yaml::parse_documents(std::string(text), source);
   for (size_t i = 0; i < docs.size(); ++i) {
-    r.object(Ctx{&source, docs[i], docs.size() > 1 ? "document[" + std::to_string(i) + "]" : ""});
+    r.object(Ctx{source, docs[i], docs.size() > 1 ? "document[" + std::to_string(i) + "]" : ""});
   }
   r.finish();
   return std::move(r.out);

@@ -45,7 +45,7 @@ bool Ctx::has(const std::string& key) const {
 }
 
 std::string Ctx::where() const {
-  return error_location(file ? *file : std::string(), line(), path);
+  return error_location(file, line(), path);
 }
 
 void Ctx::fail(const std::string& what) const { throw InputError(where() + ": " + what); }

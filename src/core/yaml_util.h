@@ -17,7 +17,7 @@ namespace orrery::yaml {
 // still point near the right place. Never assign YAML::Node handles (yaml-cpp's operator= writes
 // through to the referenced node); build a new Ctx instead.
 struct Ctx {
-  const std::string* file;
+  std::string file;
   YAML::Node node;
   std::string path;
   int line_hint = 0;  // line of the nearest present ancestor (1-based), for missing nodes

@@ -1,0 +1,54 @@
+// orrery: cluster-scheduling research platform. See README.md for the command overview.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+namespace orrery::cli {
+namespace {
+
+using Registration = void (*)(CLI::App&, CommandTable&);
+
+const Registration kRegistrations[] = {
+    register_version,
+};
+
+int run(int argc, char** argv) {
+  CLI::App app{"orrery: scheduling policies for Kubernetes clusters, simulated and real"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print help for every command");
+  CommandTable table;
+  for (Registration r : kRegistrations) r(app, table);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 1;
+  }
+  for (const Command& c : table) {
+    if (c.app->parsed()) return c.run();
+  }
+  std::cerr << app.help();
+  return 1;
+}
+
+}  // namespace
+}  // namespace orrery::cli
+
+int main(int argc, char** argv) {
+  try {
+    return orrery::cli::run(argc, argv);
+  } catch (const orrery::InputError& e) {
+    std::fprintf(stderr, "orrery: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "orrery: internal error: %s\n", e.what());
+    return 2;
+  }
+}

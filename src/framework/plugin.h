@@ -1,0 +1,121 @@
+// Scheduling plugins, modelled on kube-scheduler's framework but batched over nodes: Filter and
+// Score receive the whole candidate list at once, so a plugin is one tight loop over
+// struct-of-arrays node data instead of one virtual call per node.
+//
+// A plugin implements any subset of the extension points (extension_points() says which); the
+// profile decides where it is enabled. Plugin instances belong to one scheduler and are used from
+// one thread, so they keep per-cycle scratch data in members (computed in pre_filter/pre_score).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "framework/backend.h"
+#include "framework/cycle.h"
+#include "framework/diagnosis.h"
+#include "framework/status.h"
+
+namespace orrery::fw {
+
+enum ExtensionPoint : uint32_t {
+  kQueueSort = 1u << 0,
+  kPreFilter = 1u << 1,
+  kFilter = 1u << 2,
+  kPostFilter = 1u << 3,
+  kPreScore = 1u << 4,
+  kScore = 1u << 5,
+  kReserve = 1u << 6,
+  kPermit = 1u << 7,
+  kPreBind = 1u << 8,
+  kBind = 1u << 9,
+  kPostBind = 1u << 10,
+};
+std::string_view to_string(ExtensionPoint p);
+
+// A pod waiting in the scheduling queue.
+struct QueuedPod {
+  PodId pod = kNoPod;
+  uint64_t serial = 0;
+  int32_t priority = 0;
+  int64_t timestamp_us = 0;  // when it (re-)entered the active queue
+  int attempts = 0;
+  NodeId nominated_node = kNoNode;
+};
+
+// Services the framework offers PostFilter plugins (preemption) for what-if evaluation.
+class FrameworkHandle {
+ public:
+  virtual ~FrameworkHandle() = default;
+  // The live state, for temporarily removing/re-adding pods; it must be restored before
+  // post_filter returns.
+  virtual ClusterState& mutable_state() = 0;
+  // Runs the profile's filters for the cycle's pod on one node against the current state,
+  // telling PreFilter state about pods removed/added since pre_filter (see
+  // Plugin::pre_filter_remove_pod).
+  virtual bool passes_filters(const CycleContext& cycle, NodeId node) = 0;
+  virtual void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) = 0;
+  virtual void added_pod(const CycleContext& cycle, PodId pod, NodeId node) = 0;
+  virtual ClusterBackend& backend() = 0;
+};
+
+struct PostFilterResult {
+  Status status;  // kSuccess: the pod may fit on nominated_node after victims are gone
+  NodeId nominated_node = kNoNode;
+  std::vector<PodId> victims;
+  std::string message;  // for the diagnosis ("preemption: ...")
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual uint32_t extension_points() const = 0;
+
+  // QueueSort: strict weak order, "a is scheduled before b".
+  virtual bool less(const QueuedPod& a, const QueuedPod& b) const;
+
+  // PreFilter: per-pod setup. May reject the pod (kUnschedulable*), return kSkip (filter() is
+  // then not called for this pod), or narrow the candidates by filling `*only` (node ids).
+  virtual Status pre_filter(const CycleContext& cycle, std::optional<std::vector<NodeId>>* only);
+  // PreFilterExtensions, for preemption's what-if: `other` was removed from / added to `node`.
+  virtual void pre_filter_remove_pod(const CycleContext& cycle, PodId other, NodeId node);
+  virtual void pre_filter_add_pod(const CycleContext& cycle, PodId other, NodeId node);
+
+  // Filter: keeps the feasible nodes of nodes[0..n) at the front, in their original order, and
+  // records every rejected node in `rejections`. Returns the number kept.
+  virtual size_t filter(const CycleContext& cycle, NodeId* nodes, size_t n,
+                        Rejections& rejections);
+  // The upstream reason strings of one of this plugin's rejections, e.g. "Insufficient cpu".
+  virtual void describe(const ClusterState& state, const Rejection& r,
+                        std::vector<std::string>* reasons) const;
+
+  // PostFilter: runs when no node is feasible (e.g. preemption).
+  virtual PostFilterResult post_filter(const CycleContext& cycle, FrameworkHandle& handle,
+                                       const Rejections& rejections);
+
+  // PreScore / Score / NormalizeScore. score() writes one value per node into scores[];
+  // normalize() rescales them in place to [0, kMaxNodeScore] (default: leave as is).
+  virtual Status pre_score(const CycleContext& cycle, std::span<const NodeId> nodes);
+  virtual void score(const CycleContext& cycle, std::span<const NodeId> nodes, int64_t* scores);
+  virtual void normalize(const CycleContext& cycle, std::span<const NodeId> nodes,
+                         int64_t* scores);
+
+  // Reserve / Unreserve: the pod is already assumed on `node` in the state.
+  virtual Status reserve(const CycleContext& cycle, NodeId node);
+  virtual void unreserve(const CycleContext& cycle, NodeId node);
+  // Permit: kSuccess, a rejection, or (not yet supported) kWait.
+  virtual Status permit(const CycleContext& cycle, NodeId node);
+  // PreBind / Bind / PostBind. A binder returns kSkip to pass to the next binder.
+  virtual Status pre_bind(const CycleContext& cycle, NodeId node);
+  virtual Status bind(const CycleContext& cycle, NodeId node, ClusterBackend& backend);
+  virtual void post_bind(const CycleContext& cycle, NodeId node);
+
+  // Every cluster event the scheduler observes (for plugins that keep their own state).
+  virtual void on_event(const ClusterEvent& event);
+};
+
+}  // namespace orrery::fw

@@ -1,0 +1,579 @@
+#include "framework/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "core/error.h"
+
+namespace orrery::fw {
+namespace {
+
+constexpr int kMinFeasibleNodesToFind = 100;
+constexpr int kMinFeasibleNodesPercentageToFind = 5;
+constexpr size_t kFilterChunk = 256;
+
+}  // namespace
+
+// What-if services for PostFilter plugins.
+class Scheduler::Handle : public FrameworkHandle {
+ public:
+  Handle(Scheduler& s, Profile& p) : s_(s), p_(p) {}
+  ClusterState& mutable_state() override { return s_.backend_.state(); }
+  bool passes_filters(const CycleContext& cycle, NodeId node) override {
+    NodeId one[1] = {node};
+    scratch_.clear();
+    return s_.run_filters(p_, cycle, one, 1, scratch_) == 1;
+  }
+  void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) override {
+    for (Plugin* pl : p_.pre_filter) pl->pre_filter_remove_pod(cycle, pod, node);
+  }
+  void added_pod(const CycleContext& cycle, PodId pod, NodeId node) override {
+    for (Plugin* pl : p_.pre_filter) pl->pre_filter_add_pod(cycle, pod, node);
+  }
+  ClusterBackend& backend() override { return s_.backend_; }
+
+ private:
+  Scheduler& s_;
+  Profile& p_;
+  Rejections scratch_;
+};
+
+Scheduler::Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profile>> profiles,
+                     SchedulerOptions options)
+    : backend_(backend),
+      profiles_(std::move(profiles)),
+      options_(options),
+      queue_(profiles_.empty() ? nullptr : profiles_[0]->queue_sort, options.queue),
+      rng_(Rng::derive(options.seed, "scheduler")) {
+  for (auto& p : profiles_) {
+    StrId name = intern(p->scheduler_name);
+    if (profile_by_name_.count(name)) {
+      throw InputError("two profiles named \"" + p->scheduler_name + "\"");
+    }
+    profile_by_name_[name] = p.get();
+  }
+  backend_.add_listener(this);
+}
+
+Scheduler::~Scheduler() { backend_.remove_listener(this); }
+
+Profile* Scheduler::profile_for(const Pod& pod) const {
+  auto it = profile_by_name_.find(pod.spec->scheduler_name);
+  return it == profile_by_name_.end() ? nullptr : it->second;
+}
+
+void Scheduler::enqueue_pending() {
+  const ClusterState& st = backend_.state();
+  for (PodId p : st.pods()) {
+    const Pod& pod = st.pod(p);
+    if (st.pod_node(p) != kNoNode || is_terminal(pod.phase) || !profile_for(pod)) continue;
+    queue_.add({p, st.pod_serial(p), pod.spec->priority, pod.creation_us, 0, kNoNode});
+  }
+}
+
+bool Scheduler::has_ready_pod() {
+  const int64_t now = backend_.now_us();
+  if (queue_.active_size() > 0) return true;
+  auto b = queue_.next_backoff_expiry();
+  return b && *b <= now;
+}
+
+std::optional<int64_t> Scheduler::next_wakeup_us() {
+  std::optional<int64_t> t = queue_.next_backoff_expiry();
+  if (queue_.active_size() > 0) t = backend_.now_us();
+  if (auto u = queue_.oldest_unschedulable_us()) {
+    const int64_t flush = *u + queue_.options().max_unschedulable_us;
+    if (!t || flush < *t) t = flush;
+  }
+  return t;
+}
+
+std::optional<ScheduleOutcome> Scheduler::schedule_next() {
+  const int64_t now = backend_.now_us();
+  queue_.flush_unschedulable_leftover(now);
+  std::optional<QueuedPod> qp = queue_.pop(now);
+  if (!qp) return std::nullopt;
+  return schedule_cycle(*qp);
+}
+
+std::vector<ScheduleOutcome> Scheduler::run_until_idle() {
+  std::vector<ScheduleOutcome> out;
+  while (auto o = schedule_next()) out.push_back(std::move(*o));
+  return out;
+}
+
+int Scheduler::num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const {
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  int percentage = prof.percentage_of_nodes_to_score > 0 ? prof.percentage_of_nodes_to_score
+                                                         : options_.percentage_of_nodes_to_score;
+  if (percentage <= 0) {
+    percentage = 50 - num_all_nodes / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) {
+      percentage = kMinFeasibleNodesPercentageToFind;
+    }
+  }
+  if (percentage >= 100) return num_all_nodes;
+  const int n = static_cast<int>(static_cast<int64_t>(num_all_nodes) * percentage / 100);
+  return n < kMinFeasibleNodesToFind ? kMinFeasibleNodesToFind : n;
+}
+
+size_t Scheduler::run_filters(Profile& prof, const CycleContext& cycle, NodeId* nodes, size_t n,
+                              Rejections& rejections) {
+  for (Plugin* p : prof.filter) {
+    if (n == 0) break;
+    if (!skipped_filters_.empty() &&
+        std::find(skipped_filters_.begin(), skipped_filters_.end(), p) != skipped_filters_.end()) {
+      continue;
+    }
+    rejections.set_current_plugin(static_cast<uint16_t>(prof.index_of(p)));
+    n = p->filter(cycle, nodes, n, rejections);
+  }
+  return n;
+}
+
+size_t Scheduler::find_feasible(Profile& prof, const CycleContext& cycle,
+                                const std::optional<std::vector<NodeId>>& only,
+                                Rejections& rejections, int* evaluated) {
+  const std::vector<NodeId>& all = only ? *only : backend_.state().nodes();
+  const size_t num_nodes = all.size();
+  feasible_.clear();
+  *evaluated = 0;
+  if (num_nodes == 0) return 0;
+  const size_t to_find =
+      static_cast<size_t>(num_feasible_nodes_to_find(prof, static_cast<int>(num_nodes)));
+  const size_t start = next_start_node_index_ % num_nodes;
+  size_t pos = 0;        // nodes taken from the rotation so far
+  size_t processed = 0;  // nodes examined until the last needed feasible node
+  chunk_.resize(kFilterChunk);
+  while (pos < num_nodes && feasible_.size() < to_find) {
+    const size_t c = std::min(kFilterChunk, num_nodes - pos);
+    size_t idx = start + pos;
+    for (size_t i = 0; i < c; ++i, ++idx) chunk_[i] = all[idx < num_nodes ? idx : idx - num_nodes];
+    const size_t kept = run_filters(prof, cycle, chunk_.data(), c, rejections);
+    const size_t need = to_find - feasible_.size();
+    if (kept >= need) {
+      // The need-th kept node ends this search; find how far into the chunk it was.
+      const NodeId last = chunk_[need - 1];
+      size_t j = 0;
+      size_t k = start + pos;
+      for (; j < c; ++j, ++k)
+        if (all[k < num_nodes ? k : k - num_nodes] == last) break;
+      feasible_.insert(feasible_.end(), chunk_.begin(), chunk_.begin() + need);
+      processed = pos + j + 1;
+      pos += c;
+      break;
+    }
+    feasible_.insert(feasible_.end(), chunk_.begin(), chunk_.begin() + kept);
+    pos += c;
+    processed = pos;
+  }
+  next_start_node_index_ = (next_start_node_index_ + processed) % num_nodes;
+  *evaluated = static_cast<int>(processed);
+  return feasible_.size();
+}
+
+NodeId Scheduler::select_host(const Profile& prof, const CycleContext& cycle, size_t n) {
+  const ClusterState& st = cycle.state;
+  size_t best = 0;
+  uint64_t ties = 1;
+  for (size_t i = 1; i < n; ++i) {
+    if (totals_[i] > totals_[best]) {
+      best = i;
+      ties = 1;
+    } else if (totals_[i] == totals_[best]) {
+      if (prof.deterministic_ties) {
+        if (st.node(feasible_[i]).name < st.node(feasible_[best]).name) best = i;
+      } else {
+        ++ties;
+        if (rng_.below(ties) == 0) best = i;  // reservoir sampling, as upstream selectHost
+      }
+    }
+  }
+  return feasible_[best];
+}
+
+void Scheduler::describe(const Profile& prof, const Rejections& rejections,
+                         Diagnosis* diag) const {
+  std::vector<std::string> reasons;
+  for (const Rejection& r : rejections.items()) {
+    reasons.clear();
+    prof.plugins[r.plugin]->describe(backend_.state(), r, &reasons);
+    for (const std::string& s : reasons) diag->reason_counts[s]++;
+  }
+}
+
+void Scheduler::assume_nominated(const QueuedPod& qp, std::vector<PodId>* assumed) {
+  if (nominations_.empty()) return;
+  ClusterState& st = backend_.state();
+  std::vector<std::pair<uint64_t, Nomination>> noms(nominations_.begin(), nominations_.end());
+  std::sort(noms.begin(), noms.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (auto& [serial, n] : noms) {
+    if (serial == qp.serial || n.priority < qp.priority) continue;
+    if (!st.pod_alive(n.pod) || st.pod_serial(n.pod) != serial) continue;
+    if (st.pod_node(n.pod) != kNoNode || !st.node_alive(n.node)) continue;
+    st.assign(n.pod, n.node);
+    assumed->push_back(n.pod);
+  }
+}
+
+void Scheduler::forget_assumed(const std::vector<PodId>& assumed) {
+  ClusterState& st = backend_.state();
+  for (auto it = assumed.rbegin(); it != assumed.rend(); ++it) st.unassign(*it);
+}
+
+bool Scheduler::bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node,
+                           std::string* why) {
+  ClusterState& st = backend_.state();
+  st.assign(cycle.pod_id, node);  // assume
+  auto fail = [&](size_t reserved, const Status& s) {
+    for (size_t i = reserved; i-- > 0;) prof.reserve[i]->unreserve(cycle, node);
+    st.unassign(cycle.pod_id);
+    *why = s.plugin + ": " + s.message();
+    return false;
+  };
+  for (size_t i = 0; i < prof.reserve.size(); ++i) {
+    Status s = prof.reserve[i]->reserve(cycle, node);
+    if (!s.is_ok()) {
+      prof.reserve[i]->unreserve(cycle, node);
+      return fail(i, s);
+    }
+  }
+  for (Plugin* p : prof.permit) {
+    Status s = p->permit(cycle, node);
+    if (!s.is_ok()) return fail(prof.reserve.size(), s);
+  }
+  for (Plugin* p : prof.pre_bind) {
+    Status s = p->pre_bind(cycle, node);
+    if (!s.is_ok()) return fail(prof.reserve.size(), s);
+  }
+  bool bound = false;
+  for (Plugin* p : prof.bind) {
+    Status s = p->bind(cycle, node, backend_);
+    if (s.is_skip()) continue;
+    if (!s.is_ok()) return fail(prof.reserve.size(), s);
+    bound = true;
+    break;
+  }
+  if (!bound) backend_.bind(cycle.pod_id, node);
+  for (Plugin* p : prof.post_bind) p->post_bind(cycle, node);
+  return true;
+}
+
+ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ClusterState& st = backend_.state();
+  ScheduleOutcome out;
+  out.pod = qp.pod;
+  out.serial = qp.serial;
+  auto finish = [&]() -> ScheduleOutcome {
+    out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - t0).count();
+    return out;
+  };
+  if (!st.pod_alive(qp.pod) || st.pod_serial(qp.pod) != qp.serial ||
+      st.pod_node(qp.pod) != kNoNode) {
+    out.message = "pod no longer pending";
+    return finish();
+  }
+  const Pod& pod = st.pod(qp.pod);
+  Profile* prof = profile_for(pod);
+  if (!prof) {
+    out.message = "no profile for schedulerName " + std::string(interned(pod.spec->scheduler_name));
+    return finish();
+  }
+  CycleContext cycle{st, qp.pod, pod, *pod.spec, backend_.now_us(), rng_};
+  Diagnosis diag;
+  diag.num_all_nodes = st.node_count();
+  Rejections rejections;
+
+  // PreFilter.
+  std::optional<std::vector<NodeId>> only;
+  std::vector<std::string> narrowed_by;
+  skipped_filters_.clear();
+  Status pre_status;
+  for (Plugin* p : prof->pre_filter) {
+    std::optional<std::vector<NodeId>> narrowed;
+    Status s = p->pre_filter(cycle, &narrowed);
+    if (s.is_skip()) {
+      skipped_filters_.push_back(p);  // its Filter is skipped for this pod
+      continue;
+    }
+    if (!s.is_ok()) {
+      if (s.plugin.empty()) s.plugin = std::string(p->name());
+      pre_status = s;
+      break;
+    }
+    if (narrowed) {
+      narrowed_by.emplace_back(p->name());
+      if (!only) {
+        only = std::move(narrowed);
+      } else {  // intersect
+        std::vector<NodeId> keep;
+        for (NodeId n : *only)
+          if (std::find(narrowed->begin(), narrowed->end(), n) != narrowed->end()) keep.push_back(n);
+        only = std::move(keep);
+      }
+    }
+  }
+
+  size_t n = 0;
+  if (pre_status.is_ok()) {
+    std::vector<PodId> assumed;
+    // A pod that preempted evaluates its nominated node first (upstream evaluateNominatedNode).
+    if (qp.nominated_node != kNoNode && st.node_alive(qp.nominated_node)) {
+      assume_nominated(qp, &assumed);
+      NodeId one[1] = {qp.nominated_node};
+      Rejections scratch;
+      if (run_filters(*prof, cycle, one, 1, scratch) == 1) {
+        feasible_.assign(1, qp.nominated_node);
+        n = 1;
+        out.evaluated_nodes = 1;
+      }
+      forget_assumed(assumed);
+      assumed.clear();
+    }
+    if (n == 0) {
+      assume_nominated(qp, &assumed);
+      n = find_feasible(*prof, cycle, only, rejections, &out.evaluated_nodes);
+      forget_assumed(assumed);
+    }
+    if (n == 0) {
+      describe(*prof, rejections, &diag);
+      if (only && only->size() < st.node_count()) {
+        // Nodes excluded by a PreFilter result.
+        std::sort(narrowed_by.begin(), narrowed_by.end());
+        std::string names;
+        for (const auto& nm : narrowed_by) names += (names.empty() ? "" : " ") + nm;
+        diag.reason_counts["node(s) didn't satisfy plugin(s) [" + names + "]"] +=
+            static_cast<int>(st.node_count() - only->size());
+      }
+    }
+  } else {
+    diag.pre_filter_message = pre_status.message();
+  }
+  out.feasible_nodes = static_cast<int>(n);
+
+  if (n == 0) {
+    // PostFilter (preemption).
+    Handle handle(*this, *prof);
+    for (Plugin* p : prof->post_filter) {
+      PostFilterResult r = p->post_filter(cycle, handle, rejections);
+      if (!r.message.empty()) diag.post_filter_message = r.message;
+      if (r.status.is_ok() && r.nominated_node != kNoNode) {
+        out.nominated_node = r.nominated_node;
+        out.victims = r.victims;
+        break;
+      }
+    }
+    out.message = diag.message();
+    qp.nominated_node = out.nominated_node;
+    if (out.nominated_node != kNoNode) {
+      nominations_[qp.serial] = {qp.pod, out.nominated_node, qp.priority};
+    }
+    // Queue the pod before deleting victims: their deletion events move it back to active.
+    queue_.add_unschedulable(qp, backend_.now_us());
+    const std::string preemptor = pod.key();
+    for (PodId v : out.victims) {
+      if (st.pod_alive(v)) backend_.delete_pod(v, "preempted by " + preemptor);
+    }
+    return finish();
+  }
+
+  // Score.
+  NodeId chosen;
+  if (n == 1) {
+    chosen = feasible_[0];
+  } else {
+    std::span<const NodeId> nodes(feasible_.data(), n);
+    totals_.assign(n, 0);
+    plugin_scores_.resize(n);
+    for (const WeightedPlugin& wp : prof->score) {
+      if (wp.plugin->extension_points() & kPreScore) {
+        Status s = wp.plugin->pre_score(cycle, nodes);
+        if (s.is_skip()) continue;
+        if (!s.is_ok()) {
+          out.message = "PreScore " + std::string(wp.plugin->name()) + ": " + s.message();
+          queue_.add_backoff(qp, backend_.now_us());
+          return finish();
+        }
+      }
+      wp.plugin->score(cycle, nodes, plugin_scores_.data());
+      wp.plugin->normalize(cycle, nodes, plugin_scores_.data());
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t s = plugin_scores_[i];
+        if (s < kMinNodeScore || s > kMaxNodeScore) {
+          throw std::logic_error("plugin " + std::string(wp.plugin->name()) +
+                                 " returned score " + std::to_string(s) + " out of [0, 100]");
+        }
+        totals_[i] += s * wp.weight;
+      }
+    }
+    chosen = select_host(*prof, cycle, n);
+  }
+
+  std::string why;
+  if (!bind_cycle(*prof, cycle, chosen, &why)) {
+    out.message = why;
+    queue_.add_unschedulable(qp, backend_.now_us());
+    return finish();
+  }
+  nominations_.erase(qp.serial);
+  in_flight_[qp.serial] = qp;
+  out.scheduled = true;
+  out.node = chosen;
+  return finish();
+}
+
+std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
+  ClusterState& st = backend_.state();
+  const Pod& pod = st.pod(pod_id);
+  Profile* prof = profile_for(pod);
+  if (!prof) {
+    throw InputError("pod " + pod.key() + ": no profile for schedulerName \"" +
+                     std::string(interned(pod.spec->scheduler_name)) + "\"");
+  }
+  CycleContext cycle{st, pod_id, pod, *pod.spec, backend_.now_us(), rng_};
+  std::vector<NodeEvaluation> out;
+  for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0});
+
+  std::optional<std::vector<NodeId>> only;
+  std::vector<Plugin*> skipped;
+  for (Plugin* p : prof->pre_filter) {
+    std::optional<std::vector<NodeId>> narrowed;
+    Status s = p->pre_filter(cycle, &narrowed);
+    if (s.is_skip()) {
+      skipped.push_back(p);
+      continue;
+    }
+    if (!s.is_ok()) {
+      for (auto& e : out) {
+        e.feasible = false;
+        e.reasons = s.reasons;
+      }
+      return out;
+    }
+    if (narrowed) {
+      for (auto& e : out) {
+        if (std::find(narrowed->begin(), narrowed->end(), e.node) == narrowed->end()) {
+          e.feasible = false;
+          e.reasons = {"node(s) didn't satisfy plugin(s) [" + std::string(p->name()) + "]"};
+        }
+      }
+    }
+  }
+  std::vector<NodeId> feasible;
+  std::vector<std::string> reasons;
+  for (auto& e : out) {
+    if (!e.feasible) continue;
+    NodeId one[1] = {e.node};
+    Rejections rej;
+    bool ok = true;
+    for (Plugin* p : prof->filter) {
+      if (std::find(skipped.begin(), skipped.end(), p) != skipped.end()) continue;
+      rej.set_current_plugin(static_cast<uint16_t>(prof->index_of(p)));
+      if (p->filter(cycle, one, 1, rej) == 0) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) {
+      e.feasible = false;
+      for (const Rejection& r : rej.items()) {
+        reasons.clear();
+        prof->plugins[r.plugin]->describe(st, r, &reasons);
+        e.reasons.insert(e.reasons.end(), reasons.begin(), reasons.end());
+      }
+    } else {
+      feasible.push_back(e.node);
+    }
+  }
+  if (feasible.empty()) return out;
+  std::span<const NodeId> nodes(feasible);
+  std::vector<int64_t> scores(feasible.size());
+  for (const WeightedPlugin& wp : prof->score) {
+    if (wp.plugin->extension_points() & kPreScore) {
+      Status s = wp.plugin->pre_score(cycle, nodes);
+      if (s.is_skip()) continue;
+      if (!s.is_ok()) throw std::runtime_error("PreScore " + std::string(wp.plugin->name()) + ": " + s.message());
+    }
+    wp.plugin->score(cycle, nodes, scores.data());
+    wp.plugin->normalize(cycle, nodes, scores.data());
+    size_t i = 0;
+    for (auto& e : out) {
+      if (!e.feasible) continue;
+      e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
+      e.total += scores[i] * wp.weight;
+      ++i;
+    }
+  }
+  return out;
+}
+
+void Scheduler::on_event(const ClusterEvent& e) {
+  const ClusterState& st = backend_.state();
+  const int64_t now = e.time_us;
+  switch (e.kind) {
+    case EventKind::kPodAdded:
+      if (st.pod_alive(e.pod) && st.pod_node(e.pod) == kNoNode) {
+        const Pod& pod = st.pod(e.pod);
+        if (!is_terminal(pod.phase) && profile_for(pod)) {
+          queue_.add({e.pod, e.pod_serial, pod.spec->priority, now, 0, kNoNode});
+        }
+      }
+      break;
+    case EventKind::kPodBound:
+      in_flight_.erase(e.pod_serial);
+      queue_.remove(e.pod_serial);
+      break;
+    case EventKind::kPodBindFailed: {
+      auto it = in_flight_.find(e.pod_serial);
+      if (it != in_flight_.end()) {
+        queue_.add_backoff(it->second, now);
+        in_flight_.erase(it);
+      }
+      break;
+    }
+    case EventKind::kPodDeleted:
+      queue_.remove(e.pod_serial);
+      nominations_.erase(e.pod_serial);
+      in_flight_.erase(e.pod_serial);
+      queue_.move_all_to_active_or_backoff(now);
+      break;
+    case EventKind::kPodFinished:
+    case EventKind::kNodeAdded:
+    case EventKind::kNodeUpdated:
+      queue_.move_all_to_active_or_backoff(now);
+      break;
+    case EventKind::kNodeRemoved:
+      for (auto it = nominations_.begin(); it != nominations_.end();) {
+        if (it->second.node == e.node) {
+          it = nominations_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      break;
+    case EventKind::kPodRunning:
+      break;
+  }
+  for (auto& prof : profiles_)
+    for (auto& p : prof->plugins) p->on_event(e);
+}
+
+std::vector<ScheduleOutcome> schedule_snapshot(Scheduler& scheduler, SnapshotBackend& backend) {
+  scheduler.enqueue_pending();
+  std::vector<ScheduleOutcome> out;
+  while (true) {
+    if (auto o = scheduler.schedule_next()) {
+      out.push_back(std::move(*o));
+      continue;
+    }
+    auto t = scheduler.queue().next_backoff_expiry();
+    if (!t) break;
+    backend.set_now_us(std::max(*t, backend.now_us()));
+  }
+  return out;
+}
+
+}  // namespace orrery::fw

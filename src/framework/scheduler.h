@@ -1,0 +1,129 @@
+// The scheduler: a queue of pending pods and the scheduling cycle of kube-scheduler
+// (PreFilter → Filter → PostFilter → PreScore → Score → NormalizeScore → select host → assume →
+// Reserve → Permit → PreBind → Bind → PostBind), over one or more profiles selected by the pod's
+// schedulerName. It listens to the backend's events to keep its queue current.
+//
+// Node sampling follows upstream exactly: numFeasibleNodesToFind (adaptive percentage
+// 50 - nodes/125, at least 5 % and 100 nodes), filtering starts where the previous cycle stopped
+// (nextStartNodeIndex) and stops once enough feasible nodes are found.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/rng.h"
+#include "framework/backend.h"
+#include "framework/profile.h"
+#include "framework/queue.h"
+
+namespace orrery::fw {
+
+struct SchedulerOptions {
+  uint64_t seed = 0;
+  int percentage_of_nodes_to_score = 0;  // global default; profiles may override
+  QueueOptions queue;
+};
+
+// The result of one scheduling attempt.
+struct ScheduleOutcome {
+  PodId pod = kNoPod;
+  uint64_t serial = 0;
+  bool scheduled = false;
+  NodeId node = kNoNode;
+  NodeId nominated_node = kNoNode;  // preemption chose this node; victims are being deleted
+  std::vector<PodId> victims;
+  std::string message;  // the FitError message when not scheduled
+  int evaluated_nodes = 0;
+  int feasible_nodes = 0;
+  int64_t wall_ns = 0;  // time spent in the cycle
+};
+
+// Per-node detail of one pod's evaluation (`orrery score`).
+struct NodeEvaluation {
+  NodeId node = kNoNode;
+  bool feasible = false;
+  std::vector<std::string> reasons;
+  std::vector<std::pair<std::string, int64_t>> scores;  // plugin → normalized score (0..100)
+  int64_t total = 0;                                   // Σ weight × score
+};
+
+class Scheduler : public EventListener {
+ public:
+  Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profile>> profiles,
+            SchedulerOptions options = {});
+  ~Scheduler() override;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Queues every pending pod of the current state that one of the profiles is responsible for.
+  void enqueue_pending();
+  // Pods ready to schedule now.
+  bool has_ready_pod();
+  // Pops the next ready pod and runs one scheduling cycle; nullopt if no pod is ready.
+  std::optional<ScheduleOutcome> schedule_next();
+  // Runs cycles until no pod is ready. Returns the outcomes in order.
+  std::vector<ScheduleOutcome> run_until_idle();
+  // When the next pod becomes ready by itself (backoff expiry or the unschedulable flush), if
+  // nothing else happens.
+  std::optional<int64_t> next_wakeup_us();
+
+  // Filters and scores every node for a pod without binding it (percentage 100, no sampling).
+  std::vector<NodeEvaluation> evaluate(PodId pod);
+
+  // The profile responsible for a pod, or nullptr.
+  Profile* profile_for(const Pod& pod) const;
+  const std::vector<std::unique_ptr<Profile>>& profiles() const { return profiles_; }
+  SchedulingQueue& queue() { return queue_; }
+  ClusterBackend& backend() { return backend_; }
+
+  void on_event(const ClusterEvent& e) override;
+
+ private:
+  class Handle;
+  ScheduleOutcome schedule_cycle(QueuedPod qp);
+  size_t find_feasible(Profile& prof, const CycleContext& cycle,
+                       const std::optional<std::vector<NodeId>>& only, Rejections& rejections,
+                       int* evaluated);
+  size_t run_filters(Profile& prof, const CycleContext& cycle, NodeId* nodes, size_t n,
+                     Rejections& rejections);
+  NodeId select_host(const Profile& prof, const CycleContext& cycle, size_t n);
+  bool bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
+  void describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const;
+  int num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const;
+  void assume_nominated(const QueuedPod& qp, std::vector<PodId>* assumed);
+  void forget_assumed(const std::vector<PodId>& assumed);
+
+  ClusterBackend& backend_;
+  std::vector<std::unique_ptr<Profile>> profiles_;
+  std::unordered_map<StrId, Profile*> profile_by_name_;
+  SchedulerOptions options_;
+  SchedulingQueue queue_;
+  Rng rng_;
+  size_t next_start_node_index_ = 0;
+  // Pods that preempted victims and wait for them to go: serial → (pod, node).
+  struct Nomination {
+    PodId pod;
+    NodeId node;
+    int32_t priority;
+  };
+  std::unordered_map<uint64_t, Nomination> nominations_;
+  std::unordered_map<uint64_t, QueuedPod> in_flight_;  // bound, waiting for kPodBound
+
+  // Reused buffers (no allocation in the steady state).
+  std::vector<NodeId> feasible_;
+  std::vector<NodeId> chunk_;
+  std::vector<int64_t> totals_;
+  std::vector<int64_t> plugin_scores_;
+  std::vector<Plugin*> skipped_filters_;  // filters whose PreFilter returned Skip this cycle
+};
+
+// Schedules the pending pods of a static snapshot: runs cycles and advances the snapshot's clock
+// to backoff expiries (pods retried after preemption), until no pod is ready or backing off.
+// Pods left unschedulable without an event stay unscheduled (their last outcome says why).
+std::vector<ScheduleOutcome> schedule_snapshot(Scheduler& scheduler, SnapshotBackend& backend);
+
+}  // namespace orrery::fw
