@@ -1,0 +1,50 @@
+#include "sim/trace.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace orrery::sim {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_trace(text, "t.tr");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Trace, ParsesJobs) {
+  Trace t = parse_trace("0.5 2 1.5 1 2\n\n# comment\n3 1 4 4\n", "t.tr");
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].arrival, 500000);
+  EXPECT_EQ(t.jobs[0].num_tasks, 2u);
+  EXPECT_EQ(t.jobs[0].longest_task, 2 * kSecond);
+  EXPECT_DOUBLE_EQ(t.jobs[0].mean_task_duration_s, 1.5);
+  EXPECT_EQ(t.tasks_of(t.jobs[1]).size(), 1u);
+  EXPECT_EQ(t.tasks_of(t.jobs[1])[0], 4 * kSecond);
+  EXPECT_EQ(t.jobs[1].line, 4);
+  EXPECT_EQ(t.task_count(), 3u);
+}
+
+TEST(Trace, MalformedLinesNameFileAndLine) {
+  EXPECT_EQ(error_of("1 2 1 1\n"), "t.tr:1: expected 2 task durations, got 1");
+  EXPECT_EQ(error_of("1 1 1 1\n2 1 1 x\n"), "t.tr:2: expected a task duration in seconds, got \"x\"");
+  EXPECT_EQ(error_of("1 1 1 -3\n"), "t.tr:1: expected a task duration in seconds, got negative -3");
+  EXPECT_EQ(error_of("1 zero 1 1\n"), "t.tr:1: expected a positive task count, got \"zero\"");
+  EXPECT_EQ(error_of("1 2 1 1 1 1\n"), "t.tr:1: expected 2 task durations, got 3");
+  EXPECT_EQ(error_of(""), "t.tr: trace has no jobs");
+}
+
+TEST(Trace, ReadsSharedSyntheticTrace) {
+  Trace t = read_trace(std::string(ORRERY_SHARED_DIR) + "/traces/megha/syn_250.0.tr");
+  EXPECT_EQ(t.jobs.size(), 2000u);
+  EXPECT_EQ(t.task_count(), 2000u * 250u);
+  EXPECT_EQ(t.jobs[1].arrival - t.jobs[0].arrival, kSecond);
+  EXPECT_EQ(t.jobs[0].longest_task, kSecond);
+}
+
+}  // namespace
+}  // namespace orrery::sim
