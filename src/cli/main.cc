@@ -7,6 +7,15 @@
 #include "core/error.h"
 
 namespace orrery::cli {
+
+CLI::App& repro_command(CLI::App& root) {
+  for (CLI::App* s : root.get_subcommands([](CLI::App*) { return true; }))
+    if (s->get_name() == "repro") return *s;
+  CLI::App* r = root.add_subcommand("repro", "Reproduce a paper's evaluation as an HTML report");
+  r->require_subcommand(1);
+  return *r;
+}
+
 namespace {
 
 using Registration = void (*)(CLI::App&, CommandTable&);

@@ -15,7 +15,8 @@
 //     - name: NodeResourcesFit
 //       args: {scoringStrategy: {type: MostAllocated, resources: [{name: cpu, weight: 1}]}}
 //
-// orrery extensions (ignored by kube-scheduler): profiles[].deterministicTieBreak: true.
+// orrery extension (not in upstream): profiles[].deterministic: true picks the lexicographically
+// smallest node name among top-scored nodes instead of seeded random choice.
 // Plugin enablement is merged over the default plugin set exactly as upstream does: multiPoint
 // expands to every extension point a plugin implements, per-point settings override it, and
 // "disabled: [{name: '*'}]" drops the defaults at that point.
