@@ -22,6 +22,7 @@ using Registration = void (*)(CLI::App&, CommandTable&);
 
 const Registration kRegistrations[] = {
     register_version,
+    register_report,
 };
 
 int run(int argc, char** argv) {

@@ -1,0 +1,42 @@
+// `orrery report DIR... --out report.html`: one offline HTML report over simulator run
+// directories (see src/report/run_report.h for what is read and shown).
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "report/run_report.h"
+
+namespace orrery::cli {
+
+void register_report(CLI::App& root, CommandTable& table) {
+  struct Options {
+    std::vector<std::string> dirs;
+    std::string out;
+    std::string title;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand(
+      "report", "Write one self-contained HTML report (inline SVG charts) over run directories");
+  app->add_option("dirs", opts->dirs,
+                  "Run directories written by `orrery sim` (summary.json, jobs.csv, pods.csv, "
+                  "timeseries.csv, edge_ratio.csv; any may be absent)")
+      ->required();
+  app->add_option("--out,-o", opts->out, "Output HTML file")->required();
+  app->add_option("--title", opts->title, "Report title (default: \"orrery run report\")");
+  app->footer(
+      "Several directories are compared side by side: summary table, overlaid CDFs of job "
+      "delay and pod pending time, overlaid time series. Runs are labelled by their profile.");
+  table.push_back({app, [opts] {
+                     report::write_run_report(opts->dirs, opts->out, opts->title);
+                     std::error_code ec;
+                     const auto size = std::filesystem::file_size(opts->out, ec);
+                     std::printf("wrote %s (%zu run%s, %.0f KB)\n", opts->out.c_str(),
+                                 opts->dirs.size(), opts->dirs.size() == 1 ? "" : "s",
+                                 ec ? 0.0 : static_cast<double>(size) / 1024.0);
+                     return 0;
+                   }});
+}
+
+}  // namespace orrery::cli

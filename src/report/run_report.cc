@@ -1,0 +1,662 @@
+#include "report/run_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "report/csv.h"
+#include "report/sampling.h"
+
+namespace orrery::report {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return std::move(ss).str();
+}
+
+Json read_summary(const std::string& path) {
+  const std::string text = read_text(path);
+  try {
+    Json j = Json::parse(text);
+    if (!j.is_object())
+      throw InputError(error_location(path, 1, "") + ": expected a JSON object at the top level");
+    return j;
+  } catch (const Json::parse_error& e) {
+    // Turn the byte offset into a line number.
+    const size_t upto = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    const int line = 1 + static_cast<int>(std::count(
+                             text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n'));
+    std::string what = e.what();
+    const size_t colon = what.find("syntax error");
+    if (colon != std::string::npos) what = what.substr(colon);
+    throw InputError(error_location(path, line, "") + ": invalid JSON: " + what);
+  }
+}
+
+std::string base_name(const std::string& dir) {
+  fs::path p(dir);
+  if (!p.has_filename()) p = p.parent_path();  // "runs/a/" -> "a"
+  const std::string name = p.filename().string();
+  return name.empty() || name == "." ? fs::absolute(p).filename().string() : name;
+}
+
+std::vector<double> finite(const std::vector<double>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (double x : v)
+    if (std::isfinite(x)) out.push_back(x);
+  return out;
+}
+
+struct Dist {
+  size_t n = 0;
+  double mean = kNaN, p50 = kNaN, p90 = kNaN, p99 = kNaN, p999 = kNaN, max = kNaN;
+};
+
+Dist describe(const std::vector<double>& values) {
+  std::vector<double> v = finite(values);
+  Dist d;
+  d.n = v.size();
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;  // sorted order: stable across platforms
+  d.mean = sum / static_cast<double>(v.size());
+  d.p50 = percentile_sorted(v, 50);
+  d.p90 = percentile_sorted(v, 90);
+  d.p99 = percentile_sorted(v, 99);
+  d.p999 = percentile_sorted(v, 99.9);
+  d.max = v.back();
+  return d;
+}
+
+// Log scale when the positive values span at least two decades and most values are positive.
+bool wants_log(const std::vector<const std::vector<double>*>& samples) {
+  double lo = kNaN, hi = kNaN;
+  size_t pos = 0, all = 0;
+  for (const auto* s : samples) {
+    for (double v : *s) {
+      if (!std::isfinite(v)) continue;
+      ++all;
+      if (v <= 0) continue;
+      ++pos;
+      if (!(v >= lo)) lo = v;
+      if (!(v <= hi)) hi = v;
+    }
+  }
+  return all > 0 && pos * 2 >= all && hi / lo >= 100;
+}
+
+// Value format for a summary.json / timeseries key.
+Format format_for_key(const std::string& key) {
+  std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  if (last.size() > 2 && last.compare(last.size() - 2, 2, "_s") == 0) return Format::kSeconds;
+  if (key.find("util") != std::string::npos || last.find("ratio") != std::string::npos ||
+      last.find("fraction") != std::string::npos)
+    return Format::kPercent;
+  return Format::kNumber;
+}
+
+void flatten(const Json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, Json>>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it->is_object()) {
+      flatten(*it, key, out);
+    } else {
+      out.emplace_back(key, *it);
+    }
+  }
+}
+
+Cell json_cell(const std::string& key, const Json& v) {
+  if (v.is_null()) return Cell(kNaN);
+  if (v.is_boolean()) return Cell(v.get<bool>() ? "true" : "false");
+  if (v.is_number()) return Cell(v.get<double>(), format_for_key(key));
+  if (v.is_string()) return Cell(v.get<std::string>());
+  if (v.is_array()) {
+    if (v.size() > 8) return Cell("[" + std::to_string(v.size()) + " values]");
+    std::string s;
+    for (const Json& e : v) {
+      if (!s.empty()) s += ", ";
+      s += e.is_number() ? format_value(e.get<double>(), format_for_key(key))
+                         : (e.is_string() ? e.get<std::string>() : e.dump());
+    }
+    return Cell(s);
+  }
+  return Cell(v.dump());
+}
+
+// One CDF chart over the runs that have the sample (empty ones are left out).
+void cdf_chart(Document& doc, const std::vector<RunData>& runs, const std::string& title,
+               const std::string& axis_label, const std::vector<double>& (*sample)(const RunData&),
+               bool (*has)(const RunData&), const std::string& caption) {
+  CdfChart c;
+  c.title = title;
+  std::vector<const std::vector<double>*> all;
+  for (const RunData& r : runs)
+    if (has(r)) all.push_back(&sample(r));
+  c.x = Axis{axis_label, Format::kSeconds, wants_log(all)};
+  for (const RunData& r : runs)
+    if (has(r)) c.series.push_back({r.label, sample(r)});
+  doc.chart(c, caption);
+}
+
+std::vector<std::string> dist_columns(const std::string& first) {
+  return {first, "count", "mean", "p50", "p90", "p99", "p99.9", "max"};
+}
+
+std::vector<Cell> dist_row(const std::string& label, const Dist& d) {
+  const Format s = Format::kSeconds;
+  return {label,           d.n,
+          Cell(d.mean, s), Cell(d.p50, s),
+          Cell(d.p90, s),  Cell(d.p99, s),
+          Cell(d.p999, s), Cell(d.max, s)};
+}
+
+void runs_section(Document& doc, const std::vector<RunData>& runs) {
+  doc.section("Runs");
+  Table t;
+  t.columns = {"run", "directory", "files"};
+  t.row_headers = true;
+  for (const RunData& r : runs) {
+    std::string files;
+    for (const std::string& f : r.files) files += (files.empty() ? "" : ", ") + f;
+    t.add_row({r.label, r.dir, files});
+  }
+  doc.table(t);
+}
+
+void summary_section(Document& doc, const std::vector<RunData>& runs) {
+  std::vector<std::string> keys;
+  std::map<std::string, size_t> key_index;
+  std::vector<std::map<std::string, Json>> values(runs.size());
+  bool any = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].summary.is_null()) continue;
+    any = true;
+    std::vector<std::pair<std::string, Json>> flat;
+    flatten(runs[i].summary, "", flat);
+    for (auto& [k, v] : flat) {
+      if (key_index.emplace(k, keys.size()).second) keys.push_back(k);
+      values[i][k] = v;
+    }
+  }
+  if (!any) return;
+  doc.section("Summary");
+  doc.paragraph(
+      "Every value of each run's summary.json, side by side (durations in adaptive "
+      "units, fractions as percentages; hover a number for its exact value).");
+  Table t;
+  t.columns.push_back("summary.json key");
+  for (const RunData& r : runs) t.columns.push_back(r.label);
+  t.row_headers = true;
+  for (const std::string& k : keys) {
+    std::vector<Cell> row{k};
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const auto it = values[i].find(k);
+      row.push_back(it == values[i].end() ? Cell("") : json_cell(k, it->second));
+    }
+    t.add_row(std::move(row));
+  }
+  doc.table(t);
+}
+
+void jobs_section(Document& doc, const std::vector<RunData>& runs) {
+  if (std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return r.has_jobs; })) return;
+  doc.section("Jobs");
+  doc.paragraph(
+      "Job delay = job response time (JRT) minus the job's longest task, the "
+      "Megha/PigeonC metric: the time a job lost to scheduling and queueing. "
+      "Percentiles use numpy's default (linear) interpolation.");
+  Table t;
+  t.caption = "Job delay";
+  t.columns = dist_columns("run");
+  t.row_headers = true;
+  for (const RunData& r : runs)
+    if (r.has_jobs) t.add_row(dist_row(r.label, describe(r.job_delay_s)));
+  doc.table(t);
+  cdf_chart(
+      doc, runs, "CDF of job delay", "job delay",
+      [](const RunData& r) -> const std::vector<double>& { return r.job_delay_s; },
+      [](const RunData& r) { return r.has_jobs; }, "Further left is better.");
+  cdf_chart(
+      doc, runs, "CDF of job response time", "JRT",
+      [](const RunData& r) -> const std::vector<double>& { return r.job_jrt_s; },
+      [](const RunData& r) { return !r.job_jrt_s.empty(); }, "");
+
+  // Short/long split (PigeonC's classes) when a run has both.
+  std::vector<RunData> short_runs;
+  Table split;
+  split.caption = "Job delay by class (short: mean task duration below the cutoff)";
+  split.columns = {"run", "class", "count", "mean", "p50", "p90", "p99", "max"};
+  split.row_headers = true;
+  CdfChart short_cdf;
+  short_cdf.title = "CDF of short-job delay";
+  std::vector<std::vector<double>> short_delays;
+  for (const RunData& r : runs) {
+    if (!r.has_jobs) continue;
+    std::vector<double> s, l;
+    for (size_t i = 0; i < r.job_delay_s.size() && i < r.job_short.size(); ++i) {
+      if (r.job_short[i] == 1) s.push_back(r.job_delay_s[i]);
+      if (r.job_short[i] == 0) l.push_back(r.job_delay_s[i]);
+    }
+    if (s.empty() || l.empty()) continue;
+    for (const auto& [name, sample] : {std::pair{"short", &s}, std::pair{"long", &l}}) {
+      const Dist d = describe(*sample);
+      const Format f = Format::kSeconds;
+      split.add_row({r.label, name, d.n, Cell(d.mean, f), Cell(d.p50, f), Cell(d.p90, f),
+                     Cell(d.p99, f), Cell(d.max, f)});
+    }
+    short_cdf.series.push_back({r.label, std::move(s)});
+  }
+  if (!short_cdf.series.empty()) {
+    doc.heading("Short and long jobs");
+    doc.table(split);
+    std::vector<const std::vector<double>*> all;
+    for (const Distribution& d : short_cdf.series) all.push_back(&d.values);
+    short_cdf.x = Axis{"short-job delay", Format::kSeconds, wants_log(all)};
+    doc.chart(short_cdf);
+  }
+}
+
+void pods_section(Document& doc, const std::vector<RunData>& runs) {
+  if (std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return r.has_pods; })) return;
+  doc.section("Pods");
+  doc.paragraph(
+      "Pending time = creation to binding (queue wait and scheduling); running time "
+      "(PCT) = running to finished. Pods never bound have no pending time and are "
+      "counted separately.");
+  Table t;
+  t.caption = "Pending and running time";
+  t.columns = {"run",         "pods",        "never bound", "pending p50",
+               "pending p90", "pending p99", "pending max", "PCT mean",
+               "PCT p50",     "PCT p99",     "restarts",    "migrations"};
+  t.row_headers = true;
+  std::set<std::string> outcomes, tiers;
+  for (const RunData& r : runs) {
+    if (!r.has_pods) continue;
+    const Dist pend = describe(r.pod_pending_s), pct = describe(r.pod_pct_s);
+    double restarts = 0, migrations = 0;
+    for (double v : r.pod_restarts)
+      if (std::isfinite(v)) restarts += v;
+    for (double v : r.pod_migrations)
+      if (std::isfinite(v)) migrations += v;
+    const Format s = Format::kSeconds;
+    t.add_row({r.label, r.pod_pending_s.size(), r.pod_pending_s.size() - pend.n, Cell(pend.p50, s),
+               Cell(pend.p90, s), Cell(pend.p99, s), Cell(pend.max, s), Cell(pct.mean, s),
+               Cell(pct.p50, s), Cell(pct.p99, s),
+               r.pod_restarts.empty() ? Cell(kNaN) : Cell(restarts),
+               r.pod_migrations.empty() ? Cell(kNaN) : Cell(migrations)});
+    outcomes.insert(r.pod_outcome.begin(), r.pod_outcome.end());
+    tiers.insert(r.pod_tier.begin(), r.pod_tier.end());
+  }
+  doc.table(t);
+  // Counts by a categorical column; columns sorted by name (deterministic).
+  auto counts_table = [&](const std::string& caption, const std::set<std::string>& names,
+                          std::vector<std::string> RunData::*column) {
+    if (names.empty()) return;
+    Table c;
+    c.caption = caption;
+    c.columns = {"run"};
+    for (const std::string& n : names) c.columns.push_back(n.empty() ? "(none)" : n);
+    c.row_headers = true;
+    for (const RunData& r : runs) {
+      if (!r.has_pods || (r.*column).empty()) continue;
+      std::map<std::string, size_t> count;
+      for (const std::string& v : r.*column) ++count[v];
+      std::vector<Cell> row{r.label};
+      for (const std::string& n : names) row.push_back(count[n]);
+      c.add_row(std::move(row));
+    }
+    doc.table(c);
+  };
+  counts_table("Pods by outcome", outcomes, &RunData::pod_outcome);
+  counts_table("Pods by node tier", tiers, &RunData::pod_tier);
+  cdf_chart(
+      doc, runs, "CDF of pod pending time", "pending time",
+      [](const RunData& r) -> const std::vector<double>& { return r.pod_pending_s; },
+      [](const RunData& r) { return r.has_pods; }, "Further left is better.");
+  cdf_chart(
+      doc, runs, "CDF of pod running time (PCT)", "running time",
+      [](const RunData& r) -> const std::vector<double>& { return r.pod_pct_s; },
+      [](const RunData& r) { return !r.pod_pct_s.empty(); }, "");
+}
+
+Axis value_axis(const std::string& column, const std::vector<const std::vector<double>*>& data) {
+  Axis a{column, format_for_key(column)};
+  a.include_zero = true;
+  if (a.format == Format::kPercent) {
+    double hi = 0;
+    for (const auto* v : data)
+      for (double x : *v)
+        if (std::isfinite(x)) hi = std::max(hi, x);
+    a.min = 0;
+    if (hi <= 1) a.max = 1;
+  }
+  return a;
+}
+
+void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
+  std::vector<std::string> names;
+  for (const RunData& r : runs)
+    for (const auto& [name, values] : r.ts_columns)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  if (names.empty()) return;
+  doc.section("Cluster over time");
+  doc.paragraph(
+      "Sampled time series; each sample holds until the next one. Means are "
+      "time-weighted.");
+  Table t;
+  t.columns = {"series"};
+  for (const RunData& r : runs)
+    if (!r.ts_columns.empty()) t.columns.push_back(r.label);
+  t.row_headers = true;
+  for (const std::string& name : names) {
+    LineChart c;
+    c.title = name;
+    c.style = LineStyle::kStep;
+    c.x = Axis{"time", Format::kSeconds};
+    c.x.tight = true;
+    std::vector<const std::vector<double>*> data;
+    std::vector<Cell> mean_row{name + " (mean)"}, max_row{name + " (max)"};
+    for (const RunData& r : runs) {
+      if (r.ts_columns.empty()) continue;
+      const std::vector<double>* values = nullptr;
+      for (const auto& [n, v] : r.ts_columns)
+        if (n == name) values = &v;
+      if (!values) {
+        mean_row.push_back("");
+        max_row.push_back("");
+        continue;
+      }
+      data.push_back(values);
+      c.series.push_back({r.label, r.ts_time_s, *values, {}, {}});
+      const Dist d = describe(*values);
+      mean_row.push_back(Cell(time_weighted_mean(r.ts_time_s, *values), format_for_key(name)));
+      max_row.push_back(Cell(d.max, format_for_key(name)));
+    }
+    c.y = value_axis(name, data);
+    doc.chart(c);
+    t.add_row(std::move(mean_row));
+    t.add_row(std::move(max_row));
+  }
+  doc.table(t);
+}
+
+// Mean of the deployments' latest ratios at each sample time (deployments join when they first
+// report).
+Series mean_edge_ratio(const RunData& r) {
+  std::vector<double> times;
+  for (const auto& e : r.edge) times.insert(times.end(), e.time_s.begin(), e.time_s.end());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  Series s{r.label, {}, {}, {}, {}};
+  std::vector<size_t> next(r.edge.size(), 0);
+  std::vector<double> current(r.edge.size(), kNaN);
+  for (double t : times) {
+    double sum = 0;
+    size_t n = 0;
+    for (size_t d = 0; d < r.edge.size(); ++d) {
+      const auto& e = r.edge[d];
+      while (next[d] < e.time_s.size() && e.time_s[next[d]] <= t) current[d] = e.ratio[next[d]++];
+      if (std::isfinite(current[d])) {
+        sum += current[d];
+        ++n;
+      }
+    }
+    s.x.push_back(t);
+    s.y.push_back(n ? sum / static_cast<double>(n) : kNaN);
+  }
+  return s;
+}
+
+void edge_section(Document& doc, const std::vector<RunData>& runs) {
+  if (std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return !r.edge.empty(); }))
+    return;
+  doc.section("Edge ratio");
+  doc.paragraph(
+      "Edge ratio = share of a deployment's pods running on edge nodes. The table "
+      "gives each deployment's time-weighted average, their mean, and their "
+      "standard deviation across deployments (population sd, as numpy.std), the "
+      "KubeDSM paper's fairness measure (Figs 8-9).");
+  std::vector<std::string> deployments;
+  for (const RunData& r : runs)
+    for (const auto& e : r.edge)
+      if (std::find(deployments.begin(), deployments.end(), e.deployment) == deployments.end())
+        deployments.push_back(e.deployment);
+  Table t;
+  t.columns = {"deployment"};
+  t.row_headers = true;
+  std::vector<std::vector<double>> averages;  // [run][deployment]
+  for (const RunData& r : runs) {
+    if (r.edge.empty()) continue;
+    t.columns.push_back(r.label);
+    std::vector<double> avg(deployments.size(), kNaN);
+    for (const auto& e : r.edge) {
+      const size_t d = static_cast<size_t>(
+          std::find(deployments.begin(), deployments.end(), e.deployment) - deployments.begin());
+      avg[d] = time_weighted_mean(e.time_s, e.ratio);
+    }
+    averages.push_back(std::move(avg));
+  }
+  for (size_t d = 0; d < deployments.size(); ++d) {
+    std::vector<Cell> row{deployments[d]};
+    for (const auto& avg : averages) row.push_back(Cell(avg[d], Format::kPercent));
+    t.add_row(std::move(row));
+  }
+  std::vector<Cell> mean_row{"mean over deployments"}, sd_row{"sd across deployments"};
+  for (const auto& avg : averages) {
+    const std::vector<double> v = finite(avg);
+    double mean = kNaN, sd = kNaN;
+    if (!v.empty()) {
+      mean = 0;
+      for (double x : v) mean += x;
+      mean /= static_cast<double>(v.size());
+      double ss = 0;
+      for (double x : v) ss += (x - mean) * (x - mean);
+      sd = std::sqrt(ss / static_cast<double>(v.size()));
+    }
+    mean_row.push_back(Cell(mean, Format::kPercent));
+    sd_row.push_back(Cell(sd, Format::kPercent));
+  }
+  t.add_row(std::move(mean_row));
+  t.add_row(std::move(sd_row));
+  doc.table(t);
+
+  Axis ratio{"edge ratio", Format::kPercent};
+  ratio.min = 0;
+  ratio.max = 1;
+  Axis time{"time", Format::kSeconds};
+  time.tight = true;
+  const size_t with_edge = averages.size();
+  if (with_edge > 1) {
+    LineChart c;
+    c.title = "Mean edge ratio over deployments";
+    c.x = time;
+    c.y = ratio;
+    c.style = LineStyle::kStep;
+    for (const RunData& r : runs)
+      if (!r.edge.empty()) c.series.push_back(mean_edge_ratio(r));
+    doc.chart(c);
+  }
+  for (const RunData& r : runs) {
+    if (r.edge.empty()) continue;
+    LineChart c;
+    c.title = with_edge > 1 ? "Edge ratio per deployment: " + r.label : "Edge ratio per deployment";
+    c.x = time;
+    c.y = ratio;
+    c.style = LineStyle::kStep;
+    for (const auto& e : r.edge) c.series.push_back({e.deployment, e.time_s, e.ratio, {}, {}});
+    doc.chart(c);
+  }
+}
+
+}  // namespace
+
+double time_weighted_mean(const std::vector<double>& t, const std::vector<double>& v) {
+  const size_t n = std::min(t.size(), v.size());
+  double area = 0, span = 0, plain = 0;
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i]) || !std::isfinite(t[i])) continue;
+    plain += v[i];
+    ++count;
+    if (i + 1 < n && std::isfinite(t[i + 1]) && t[i + 1] > t[i]) {
+      area += v[i] * (t[i + 1] - t[i]);
+      span += t[i + 1] - t[i];
+    }
+  }
+  if (count == 0) return kNaN;
+  return span > 0 ? area / span : plain / static_cast<double>(count);
+}
+
+RunData load_run(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a directory");
+  RunData r;
+  r.dir = dir;
+  const auto path = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  const auto present = [&](const char* name) {
+    std::error_code e;
+    return fs::is_regular_file(path(name), e);
+  };
+
+  if (present("summary.json")) {
+    r.summary = read_summary(path("summary.json"));
+    r.files.push_back("summary.json");
+  }
+  if (present("jobs.csv")) {
+    const CsvFile f = CsvFile::read(path("jobs.csv"));
+    f.require({"delay_s"});
+    r.has_jobs = true;
+    r.job_delay_s = f.numbers("delay_s");
+    if (f.has("jrt_s")) r.job_jrt_s = f.numbers("jrt_s");
+    r.job_short.assign(f.rows(), -1);
+    if (f.has("short")) {
+      const std::vector<double> s = f.numbers("short");
+      for (size_t i = 0; i < s.size(); ++i)
+        r.job_short[i] = std::isnan(s[i]) ? -1 : (s[i] != 0 ? 1 : 0);
+    }
+    r.files.push_back("jobs.csv");
+  }
+  if (present("pods.csv")) {
+    const CsvFile f = CsvFile::read(path("pods.csv"));
+    f.require({"pending_s"});
+    r.has_pods = true;
+    r.pod_pending_s = f.numbers("pending_s");
+    if (f.has("pct_s")) r.pod_pct_s = f.numbers("pct_s");
+    if (f.has("restarts")) r.pod_restarts = f.numbers("restarts");
+    if (f.has("migrations")) r.pod_migrations = f.numbers("migrations");
+    if (f.has("outcome")) r.pod_outcome = f.strings("outcome");
+    if (f.has("tier")) r.pod_tier = f.strings("tier");
+    r.files.push_back("pods.csv");
+  }
+  if (present("timeseries.csv")) {
+    const CsvFile f = CsvFile::read(path("timeseries.csv"));
+    f.require({"time_s"});
+    r.ts_time_s = f.numbers("time_s");
+    // The documented columns must be numbers; other columns are plotted when numeric.
+    static const std::set<std::string> kKnown = {"cpu_util", "mem_util", "slot_util", "pending",
+                                                 "running"};
+    for (const std::string& c : f.columns()) {
+      if (c == "time_s") continue;
+      if (kKnown.count(c)) {
+        r.ts_columns.emplace_back(c, f.numbers(c));
+      } else if (auto v = f.try_numbers(c)) {
+        r.ts_columns.emplace_back(c, std::move(*v));
+      }
+    }
+    r.files.push_back("timeseries.csv");
+  }
+  if (present("edge_ratio.csv")) {
+    const CsvFile f = CsvFile::read(path("edge_ratio.csv"));
+    f.require({"time_s", "deployment", "edge_ratio"});
+    const std::vector<double> t = f.numbers("time_s"), ratio = f.numbers("edge_ratio");
+    const std::vector<std::string> dep = f.strings("deployment");
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < t.size(); ++i) {
+      const auto [it, added] = index.emplace(dep[i], r.edge.size());
+      if (added) r.edge.push_back({dep[i], {}, {}});
+      r.edge[it->second].time_s.push_back(t[i]);
+      r.edge[it->second].ratio.push_back(ratio[i]);
+    }
+    r.files.push_back("edge_ratio.csv");
+  }
+  if (r.files.empty())
+    throw InputError(dir +
+                     ": not a run directory: expected summary.json, jobs.csv, pods.csv, "
+                     "timeseries.csv or edge_ratio.csv");
+  r.label = base_name(dir);
+  return r;
+}
+
+void label_runs(std::vector<RunData>& runs) {
+  for (RunData& r : runs) {
+    r.label = base_name(r.dir);
+    if (r.summary.is_object() && r.summary.contains("profile") &&
+        r.summary["profile"].is_string() && !r.summary["profile"].get<std::string>().empty())
+      r.label = r.summary["profile"].get<std::string>();
+  }
+  auto seed_of = [](const RunData& r) -> std::string {
+    if (r.summary.is_object() && r.summary.contains("seed") && !r.summary["seed"].is_null())
+      return r.summary["seed"].dump();
+    return "";
+  };
+  // Disambiguate shared labels: by seed when the seeds differ, else by directory name.
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < runs.size(); ++i) groups[runs[i].label].push_back(i);
+  for (const auto& [label, members] : groups) {
+    if (members.size() < 2) continue;
+    std::set<std::string> seeds;
+    for (size_t i : members) seeds.insert(seed_of(runs[i]));
+    const bool by_seed = seeds.size() == members.size() && !seeds.count("");
+    for (size_t i : members) {
+      const std::string base = base_name(runs[i].dir);
+      runs[i].label = label + (by_seed ? " (seed " + seed_of(runs[i]) + ")"
+                                       : (base == label ? "" : " [" + base + "]"));
+    }
+  }
+  // Last resort for identical labels: a running number.
+  std::map<std::string, int> seen;
+  for (RunData& r : runs)
+    if (seen[r.label]++ > 0) r.label += " #" + std::to_string(seen[r.label]);
+}
+
+void add_run_report(Document& doc, const std::vector<RunData>& runs) {
+  runs_section(doc, runs);
+  summary_section(doc, runs);
+  jobs_section(doc, runs);
+  pods_section(doc, runs);
+  timeseries_section(doc, runs);
+  edge_section(doc, runs);
+}
+
+void write_run_report(const std::vector<std::string>& dirs, const std::string& out_path,
+                      const std::string& title) {
+  if (dirs.empty()) throw InputError("no run directories given");
+  std::vector<RunData> runs;
+  runs.reserve(dirs.size());
+  for (const std::string& d : dirs) runs.push_back(load_run(d));
+  label_runs(runs);
+  Document doc(title.empty() ? "orrery run report" : title);
+  add_run_report(doc, runs);
+  doc.write(out_path);
+}
+
+}  // namespace orrery::report

@@ -1,0 +1,68 @@
+// The report over simulator run directories (`orrery report DIR... --out report.html`, and the
+// report written by `orrery compare` / `orrery demo`). A run directory holds any of:
+//   summary.json    {"scenario","profile","seed",...,"jobs":{...},"pods":{...},...}
+//   jobs.csv        job,arrival_s,tasks,ideal_s,jrt_s,delay_s,short
+//   pods.csv        pod,owner,node,tier,created_s,bound_s,running_s,finished_s,pending_s,pct_s,
+//                   restarts,migrations,outcome
+//   timeseries.csv  time_s,<numeric columns...>  (e.g. cpu_util,mem_util,slot_util,pending,running)
+//   edge_ratio.csv  time_s,deployment,edge_ratio
+// The report shows what is present: a side-by-side summary table, overlaid CDFs of job delay, JRT,
+// pod pending and running time, one time-series chart per timeseries column, and per-deployment
+// edge ratios. Runs are labelled by their summary's "profile" (else the directory name).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/document.h"
+
+namespace orrery::report {
+
+struct RunData {
+  std::string dir;                 // as given
+  std::string label;               // legend / column name; unique among the runs of one report
+  nlohmann::ordered_json summary;  // null when summary.json is absent
+  std::vector<std::string> files;  // which of the known files were found
+
+  // jobs.csv
+  bool has_jobs = false;
+  std::vector<double> job_delay_s, job_jrt_s;
+  std::vector<int8_t> job_short;  // 1 short, 0 long, -1 unknown (no "short" column)
+
+  // pods.csv
+  bool has_pods = false;
+  std::vector<double> pod_pending_s, pod_pct_s, pod_restarts, pod_migrations;
+  std::vector<std::string> pod_outcome, pod_tier;
+
+  // timeseries.csv: time and every numeric column, in file order
+  std::vector<double> ts_time_s;
+  std::vector<std::pair<std::string, std::vector<double>>> ts_columns;
+
+  // edge_ratio.csv, one series per deployment in order of first appearance
+  struct EdgeSeries {
+    std::string deployment;
+    std::vector<double> time_s, ratio;
+  };
+  std::vector<EdgeSeries> edge;
+};
+
+// Reads one run directory. Throws InputError ("FILE:LINE: ...") on malformed files, or if the
+// directory holds none of the known files. Labels are set by label_runs().
+RunData load_run(const std::string& dir);
+// Sets each run's label: its profile (else the directory name), made unique with the seed or
+// directory name when several runs share one.
+void label_runs(std::vector<RunData>& runs);
+// Appends the run sections to a document.
+void add_run_report(Document& doc, const std::vector<RunData>& runs);
+// Loads the directories, builds the report and writes it atomically to out_path (nothing is
+// written if any input is bad). An empty title gives "orrery run report".
+void write_run_report(const std::vector<std::string>& dirs, const std::string& out_path,
+                      const std::string& title = "");
+
+// Time-weighted mean of a sampled step signal (each value holds until the next sample; NaN
+// samples are skipped); the plain mean when all samples share one time. NaN if empty.
+double time_weighted_mean(const std::vector<double>& t, const std::vector<double>& v);
+
+}  // namespace orrery::report

@@ -1,0 +1,246 @@
+#include "report/run_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "xml_check.h"
+
+namespace orrery::report {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::check_xml;
+using testing::count_of;
+
+const std::string kData = std::string(ORRERY_SOURCE_DIR) + "/tests/data/report/";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory, removed at the end of the test.
+class Scratch {
+ public:
+  explicit Scratch(const std::string& name)
+      : root_(fs::temp_directory_path() / ("orrery_report_" + name)) {
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  ~Scratch() { fs::remove_all(root_); }
+  std::string path(const std::string& rel) const { return (root_ / rel).string(); }
+  std::string write(const std::string& rel, const std::string& text) const {
+    const fs::path p = root_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+ private:
+  fs::path root_;
+};
+
+std::string error_of(const std::vector<std::string>& dirs, const std::string& out) {
+  try {
+    write_run_report(dirs, out);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RunReport, LoadsEveryFileOfARunDirectory) {
+  const RunData r = load_run(kData + "kube-default");
+  EXPECT_EQ(r.files, (std::vector<std::string>{"summary.json", "jobs.csv", "pods.csv",
+                                               "timeseries.csv", "edge_ratio.csv"}));
+  EXPECT_EQ(r.summary["profile"], "kube-default");
+  ASSERT_TRUE(r.has_jobs);
+  EXPECT_EQ(r.job_delay_s.size(), 60u);
+  EXPECT_EQ(r.job_jrt_s.size(), 60u);
+  EXPECT_EQ(std::count(r.job_short.begin(), r.job_short.end(), 0), 60);
+  ASSERT_TRUE(r.has_pods);
+  EXPECT_EQ(r.pod_pending_s.size(), 80u);
+  EXPECT_EQ(std::count_if(r.pod_pending_s.begin(), r.pod_pending_s.end(),
+                          [](double v) { return std::isnan(v); }),
+            2);  // never bound
+  EXPECT_EQ(std::count(r.pod_outcome.begin(), r.pod_outcome.end(), "oomkilled"), 8);
+  // Numeric extra column kept, non-numeric "phase" ignored.
+  std::vector<std::string> ts;
+  for (const auto& [name, v] : r.ts_columns) ts.push_back(name);
+  EXPECT_EQ(ts, (std::vector<std::string>{"cpu_util", "mem_util", "slot_util", "pending", "running",
+                                          "nodes_ready"}));
+  EXPECT_EQ(r.ts_time_s.size(), 61u);
+  ASSERT_EQ(r.edge.size(), 3u);
+  EXPECT_EQ(r.edge[0].deployment, "svc-a");
+  EXPECT_EQ(r.edge[2].ratio.size(), 13u);
+}
+
+TEST(RunReport, PartialDirectoriesAndLabels) {
+  std::vector<RunData> runs{load_run(kData + "jobs-only"), load_run(kData + "megha/")};
+  label_runs(runs);
+  EXPECT_EQ(runs[0].label, "jobs-only");  // no summary: directory name
+  EXPECT_EQ(runs[1].label, "megha-rand");
+  EXPECT_TRUE(runs[0].summary.is_null());
+  EXPECT_EQ(runs[0].job_delay_s.size(), 10u);  // CRLF, quoted extra column ignored
+  EXPECT_DOUBLE_EQ(runs[0].job_delay_s[9], 0.1);
+  EXPECT_FALSE(runs[1].has_pods);
+  EXPECT_EQ(std::count(runs[1].job_short.begin(), runs[1].job_short.end(), 1), 53);
+}
+
+TEST(RunReport, SharedProfilesAreDisambiguatedBySeedThenDirectory) {
+  auto run = [](const std::string& dir, const std::string& profile, int seed) {
+    RunData r;
+    r.dir = dir;
+    r.summary = {{"profile", profile}, {"seed", seed}};
+    return r;
+  };
+  std::vector<RunData> runs{run("out/a", "kubedsm", 1), run("out/b", "kubedsm", 2),
+                            run("out/c", "bef", 1), run("x/c", "rnd", 1), run("y/c", "rnd", 1)};
+  label_runs(runs);
+  EXPECT_EQ(runs[0].label, "kubedsm (seed 1)");
+  EXPECT_EQ(runs[1].label, "kubedsm (seed 2)");
+  EXPECT_EQ(runs[2].label, "bef");
+  EXPECT_EQ(runs[3].label, "rnd [c]");
+  EXPECT_EQ(runs[4].label, "rnd [c] #2");
+}
+
+TEST(RunReport, ReportOverSeveralRunsHasEverySectionAndIsDeterministic) {
+  Scratch s("several");
+  const std::vector<std::string> dirs{kData + "kube-default", kData + "kubedsm", kData + "megha",
+                                      kData + "jobs-only"};
+  write_run_report(dirs, s.path("r.html"), "Fixture <report>");
+  const std::string html = slurp(s.path("r.html"));
+  const auto xml = check_xml(html);
+  ASSERT_TRUE(xml.ok) << xml.error;
+  EXPECT_NE(html.find("<h1>Fixture &lt;report&gt;</h1>"), std::string::npos);
+  for (const char* section : {">Runs</h2>", ">Summary</h2>", ">Jobs</h2>", ">Pods</h2>",
+                              ">Cluster over time</h2>", ">Edge ratio</h2>"})
+    EXPECT_NE(html.find(section), std::string::npos) << section;
+  // 3 job CDFs (delay, JRT, short jobs), 2 pod CDFs, 6 time series, 3 edge-ratio charts.
+  EXPECT_EQ(xml.elements.at("svg"), 14);
+  // The delay CDF overlays all four runs; the pod CDFs only the two runs with pods.csv.
+  const size_t delay = html.find("CDF of job delay</title>");
+  const size_t jrt = html.find("CDF of job response time</title>");
+  ASSERT_NE(delay, std::string::npos);
+  EXPECT_EQ(count_of(html.substr(delay, jrt - delay), "class=\"series\""), 4);
+  const size_t pending = html.find("CDF of pod pending time</title>");
+  EXPECT_EQ(
+      count_of(html.substr(pending, html.find("</svg>", pending) - pending), "class=\"series\""),
+      2);
+  // Side-by-side summary with extra federated keys; a log axis for delays spanning decades.
+  EXPECT_NE(html.find(">inconsistencies</th>"), std::string::npos);
+  EXPECT_NE(html.find(">jobs.short.count</th>"), std::string::npos);
+  EXPECT_NE(html.find(">100 ms</text>"), std::string::npos);
+  EXPECT_NE(html.find(">megha-rand</th><td>short</td>"), std::string::npos);
+  // Same inputs, same bytes.
+  write_run_report(dirs, s.path("r2.html"), "Fixture <report>");
+  EXPECT_EQ(html, slurp(s.path("r2.html")));
+}
+
+TEST(RunReport, EdgeRatioTableHasTimeWeightedMeansAndSpread) {
+  Scratch s("edge");
+  const std::string dir = s.path("run");
+  s.write("run/edge_ratio.csv",
+          "time_s,deployment,edge_ratio\n0,A,1\n0,B,0\n10,A,0.5\n30,A,0.5\n30,B,0\n");
+  write_run_report({dir}, s.path("r.html"));
+  const std::string html = slurp(s.path("r.html"));
+  ASSERT_TRUE(check_xml(html).ok);
+  // A: 1 for 10 s then 0.5 for 20 s -> 2/3; B: 0. Mean 1/3, population sd 1/3.
+  EXPECT_NE(html.find("<th scope=\"row\">A</th><td class=\"num\" title=\"0.6666666667\">66.7%"),
+            std::string::npos);
+  EXPECT_NE(html.find("mean over deployments</th><td class=\"num\" title=\"0.3333333333\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("sd across deployments</th><td class=\"num\" title=\"0.3333333333\">"),
+            std::string::npos);
+  EXPECT_EQ(html.find(">Jobs</h2>"), std::string::npos);  // absent files, absent sections
+}
+
+TEST(RunReport, TimeWeightedMean) {
+  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 1, 3}, {4, 1, 100}), (4 * 1 + 1 * 2) / 3.0);
+  EXPECT_DOUBLE_EQ(time_weighted_mean({5, 5}, {1, 3}), 2);  // one instant: plain mean
+  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 1, 2}, {2, std::nan(""), 4}), 2);
+  EXPECT_TRUE(std::isnan(time_weighted_mean({}, {})));
+}
+
+TEST(RunReport, UserTextIsEscaped) {
+  Scratch s("escape");
+  s.write("run/summary.json", R"({"profile": "<script>alert('x')</script>", "note": "a&b"})");
+  write_run_report({s.path("run")}, s.path("r.html"));
+  const std::string html = slurp(s.path("r.html"));
+  ASSERT_TRUE(check_xml(html).ok);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find(">a&amp;b<"), std::string::npos);
+}
+
+TEST(RunReport, BadInputFailsWithLocationAndWritesNothing) {
+  Scratch s("bad");
+  const std::string out = s.path("r.html");
+  s.write("r.html", "previous report");
+  s.write("rows/jobs.csv",
+          "job,arrival_s,tasks,ideal_s,jrt_s,delay_s,short\n1,0,1,1,1.5,0.5,0\n2,1,1\n");
+  EXPECT_EQ(error_of({s.path("rows")}, out),
+            s.path("rows/jobs.csv") + ":3: expected 7 fields (as in the header), got 3");
+  s.write("num/pods.csv", "pod,pending_s\np1,0.1\np2,soon\n");
+  EXPECT_EQ(error_of({s.path("num")}, out),
+            s.path("num/pods.csv") + ":3: column 'pending_s': expected a number, got \"soon\"");
+  s.write("col/jobs.csv", "job,jrt_s\n1,2\n");
+  EXPECT_EQ(error_of({s.path("col")}, out),
+            s.path("col/jobs.csv") + ":1: missing column 'delay_s' (columns: job,jrt_s)");
+  s.write("ts/timeseries.csv", "time_s,cpu_util\n0,0.5\n1,high\n");
+  EXPECT_EQ(error_of({s.path("ts")}, out),
+            s.path("ts/timeseries.csv") + ":3: column 'cpu_util': expected a number, got \"high\"");
+  s.write("json/summary.json", "{\n  \"profile\": \"a\",\n  \"seed\": ,\n}\n");
+  const std::string json_error = error_of({s.path("json")}, out);
+  EXPECT_EQ(json_error.rfind(s.path("json/summary.json") + ":3: invalid JSON: syntax error", 0), 0u)
+      << json_error;
+  s.write("arr/summary.json", "[1, 2]");
+  EXPECT_EQ(error_of({s.path("arr")}, out),
+            s.path("arr/summary.json") + ":1: expected a JSON object at the top level");
+  fs::create_directories(s.path("empty"));
+  EXPECT_EQ(error_of({s.path("empty")}, out),
+            s.path("empty") +
+                ": not a run directory: expected summary.json, jobs.csv, pods.csv, "
+                "timeseries.csv or edge_ratio.csv");
+  EXPECT_EQ(error_of({s.path("missing")}, out), s.path("missing") + ": not a directory");
+  // A good directory followed by a bad one still writes nothing.
+  EXPECT_NE(error_of({kData + "kubedsm", s.path("rows")}, out), "");
+  EXPECT_EQ(error_of({}, out), "no run directories given");
+  EXPECT_EQ(slurp(out), "previous report");
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+}
+
+TEST(RunReport, CommandLineExitCodes) {
+  Scratch s("cli");
+  const std::string bin = ORRERY_BINARY;
+  const std::string ok = bin + " report " + kData + "kubedsm " + kData + "megha --out " +
+                         s.path("r.html") + " > " + s.path("stdout") + " 2>&1";
+  EXPECT_EQ(std::system(ok.c_str()), 0);
+  EXPECT_NE(slurp(s.path("stdout")).find("wrote " + s.path("r.html") + " (2 runs"),
+            std::string::npos);
+  EXPECT_TRUE(check_xml(slurp(s.path("r.html"))).ok);
+  s.write("bad/jobs.csv", "delay_s\nx\n");
+  const std::string bad = bin + " report " + s.path("bad") + " --out " + s.path("b.html") + " > " +
+                          s.path("err") + " 2>&1";
+  const int status = std::system(bad.c_str());
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(slurp(s.path("err"))
+                .find("orrery: error: " + s.path("bad/jobs.csv") + ":2: column 'delay_s'"),
+            std::string::npos)
+      << slurp(s.path("err"));
+  EXPECT_FALSE(fs::exists(s.path("b.html")));
+  const std::string usage = bin + " report " + s.path("bad") + " > /dev/null 2>&1";  // no --out
+  EXPECT_EQ(WEXITSTATUS(std::system(usage.c_str())), 1);
+}
+
+}  // namespace
+}  // namespace orrery::report
