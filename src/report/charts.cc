@@ -232,7 +232,8 @@ std::string render_svg(const CdfChart& chart, const std::string& id) {
     sorted.reserve(d.values.size());
     for (double v : d.values)
       if (std::isfinite(v)) sorted.push_back(v);
-    std::sort(sorted.begin(), sorted.end());
+    // Callers often pass sorted samples (e.g. one sample in several charts): skip the sort.
+    if (!std::is_sorted(sorted.begin(), sorted.end())) std::sort(sorted.begin(), sorted.end());
     Prepared p;
     p.n = sorted.size();
     if (!sorted.empty()) {

@@ -63,6 +63,13 @@ std::vector<double> finite(const std::vector<double>& v) {
   return out;
 }
 
+// Finite values, sorted ascending.
+std::vector<double> sorted_sample(const std::vector<double>& v) {
+  std::vector<double> out = finite(v);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 struct Dist {
   size_t n = 0;
   double mean = kNaN, p50 = kNaN, p90 = kNaN, p99 = kNaN, p999 = kNaN, max = kNaN;
@@ -73,7 +80,7 @@ Dist describe(const std::vector<double>& values) {
   Dist d;
   d.n = v.size();
   if (v.empty()) return d;
-  std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   double sum = 0;
   for (double x : v) sum += x;  // sorted order: stable across platforms
   d.mean = sum / static_cast<double>(v.size());
@@ -241,29 +248,22 @@ void jobs_section(Document& doc, const std::vector<RunData>& runs) {
       [](const RunData& r) { return !r.job_jrt_s.empty(); }, "");
 
   // Short/long split (PigeonC's classes) when a run has both.
-  std::vector<RunData> short_runs;
   Table split;
   split.caption = "Job delay by class (short: mean task duration below the cutoff)";
   split.columns = {"run", "class", "count", "mean", "p50", "p90", "p99", "max"};
   split.row_headers = true;
   CdfChart short_cdf;
   short_cdf.title = "CDF of short-job delay";
-  std::vector<std::vector<double>> short_delays;
   for (const RunData& r : runs) {
-    if (!r.has_jobs) continue;
-    std::vector<double> s, l;
-    for (size_t i = 0; i < r.job_delay_s.size() && i < r.job_short.size(); ++i) {
-      if (r.job_short[i] == 1) s.push_back(r.job_delay_s[i]);
-      if (r.job_short[i] == 0) l.push_back(r.job_delay_s[i]);
-    }
-    if (s.empty() || l.empty()) continue;
-    for (const auto& [name, sample] : {std::pair{"short", &s}, std::pair{"long", &l}}) {
+    if (r.short_delay_s.empty() || r.long_delay_s.empty()) continue;
+    for (const auto& [name, sample] :
+         {std::pair{"short", &r.short_delay_s}, std::pair{"long", &r.long_delay_s}}) {
       const Dist d = describe(*sample);
       const Format f = Format::kSeconds;
       split.add_row({r.label, name, d.n, Cell(d.mean, f), Cell(d.p50, f), Cell(d.p90, f),
                      Cell(d.p99, f), Cell(d.max, f)});
     }
-    short_cdf.series.push_back({r.label, std::move(s)});
+    short_cdf.series.push_back({r.label, r.short_delay_s});
   }
   if (!short_cdf.series.empty()) {
     doc.heading("Short and long jobs");
@@ -298,10 +298,9 @@ void pods_section(Document& doc, const std::vector<RunData>& runs) {
     for (double v : r.pod_migrations)
       if (std::isfinite(v)) migrations += v;
     const Format s = Format::kSeconds;
-    t.add_row({r.label, r.pod_pending_s.size(), r.pod_pending_s.size() - pend.n, Cell(pend.p50, s),
-               Cell(pend.p90, s), Cell(pend.p99, s), Cell(pend.max, s), Cell(pct.mean, s),
-               Cell(pct.p50, s), Cell(pct.p99, s),
-               r.pod_restarts.empty() ? Cell(kNaN) : Cell(restarts),
+    t.add_row({r.label, r.pods, r.pods_unbound, Cell(pend.p50, s), Cell(pend.p90, s),
+               Cell(pend.p99, s), Cell(pend.max, s), Cell(pct.mean, s), Cell(pct.p50, s),
+               Cell(pct.p99, s), r.pod_restarts.empty() ? Cell(kNaN) : Cell(restarts),
                r.pod_migrations.empty() ? Cell(kNaN) : Cell(migrations)});
     outcomes.insert(r.pod_outcome.begin(), r.pod_outcome.end());
     tiers.insert(r.pod_tier.begin(), r.pod_tier.end());
@@ -545,22 +544,28 @@ RunData load_run(const std::string& dir) {
     const CsvFile f = CsvFile::read(path("jobs.csv"));
     f.require({"delay_s"});
     r.has_jobs = true;
-    r.job_delay_s = f.numbers("delay_s");
-    if (f.has("jrt_s")) r.job_jrt_s = f.numbers("jrt_s");
-    r.job_short.assign(f.rows(), -1);
+    const std::vector<double> delay = f.numbers("delay_s");
     if (f.has("short")) {
-      const std::vector<double> s = f.numbers("short");
-      for (size_t i = 0; i < s.size(); ++i)
-        r.job_short[i] = std::isnan(s[i]) ? -1 : (s[i] != 0 ? 1 : 0);
+      const std::vector<double> cls = f.numbers("short");
+      for (size_t i = 0; i < cls.size(); ++i) {
+        if (std::isnan(cls[i]) || !std::isfinite(delay[i])) continue;
+        (cls[i] != 0 ? r.short_delay_s : r.long_delay_s).push_back(delay[i]);
+      }
+      std::sort(r.short_delay_s.begin(), r.short_delay_s.end());
+      std::sort(r.long_delay_s.begin(), r.long_delay_s.end());
     }
+    r.job_delay_s = sorted_sample(delay);
+    if (f.has("jrt_s")) r.job_jrt_s = sorted_sample(f.numbers("jrt_s"));
     r.files.push_back("jobs.csv");
   }
   if (present("pods.csv")) {
     const CsvFile f = CsvFile::read(path("pods.csv"));
     f.require({"pending_s"});
     r.has_pods = true;
-    r.pod_pending_s = f.numbers("pending_s");
-    if (f.has("pct_s")) r.pod_pct_s = f.numbers("pct_s");
+    r.pods = f.rows();
+    r.pod_pending_s = sorted_sample(f.numbers("pending_s"));
+    r.pods_unbound = r.pods - r.pod_pending_s.size();
+    if (f.has("pct_s")) r.pod_pct_s = sorted_sample(f.numbers("pct_s"));
     if (f.has("restarts")) r.pod_restarts = f.numbers("restarts");
     if (f.has("migrations")) r.pod_migrations = f.numbers("migrations");
     if (f.has("outcome")) r.pod_outcome = f.strings("outcome");

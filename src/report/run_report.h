@@ -26,14 +26,19 @@ struct RunData {
   nlohmann::ordered_json summary;  // null when summary.json is absent
   std::vector<std::string> files;  // which of the known files were found
 
+  // Samples below are sorted ascending with missing (empty/NaN) values left out, so each is
+  // sorted once however many tables and charts use it.
+
   // jobs.csv
   bool has_jobs = false;
   std::vector<double> job_delay_s, job_jrt_s;
-  std::vector<int8_t> job_short;  // 1 short, 0 long, -1 unknown (no "short" column)
+  std::vector<double> short_delay_s, long_delay_s;  // by the "short" column (0/1), if present
 
   // pods.csv
   bool has_pods = false;
-  std::vector<double> pod_pending_s, pod_pct_s, pod_restarts, pod_migrations;
+  size_t pods = 0, pods_unbound = 0;  // rows; rows without a pending time (never bound)
+  std::vector<double> pod_pending_s, pod_pct_s;
+  std::vector<double> pod_restarts, pod_migrations;  // file order
   std::vector<std::string> pod_outcome, pod_tier;
 
   // timeseries.csv: time and every numeric column, in file order

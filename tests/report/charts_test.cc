@@ -145,6 +145,24 @@ TEST(Charts, ParameterSweepWithErrorBars) {
             std::string::npos);
 }
 
+TEST(Charts, LogYAxisAndPointsStyle) {
+  LineChart c;
+  c.title = "events per run";
+  c.x = Axis{"workers"};
+  c.y = Axis{"events", Format::kNumber, true};
+  c.style = LineStyle::kPoints;
+  c.series.push_back({"sim", {1, 2, 3, 4, 5, 6}, {0, 1, 10, 100, 1000, 10000}, {}, {}});
+  const std::string svg = render_svg(c, "logy");
+  const auto xml = check_xml(svg);
+  ASSERT_TRUE(xml.ok) << xml.error;
+  for (const char* label :
+       {">1</text>", ">10</text>", ">100</text>", ">1000</text>", ">10k</text>"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  EXPECT_EQ(count_of(svg, "class=\"line\""), 0);  // points only
+  EXPECT_EQ(xml.elements.at("circle"), 6 + 1);
+  EXPECT_NE(svg.find("1 value \u2264 0 drawn at the log axis minimum"), std::string::npos);
+}
+
 TEST(Charts, EmptyChartsSayNoData) {
   LineChart c;
   c.title = "nothing";

@@ -65,12 +65,13 @@ TEST(RunReport, LoadsEveryFileOfARunDirectory) {
   ASSERT_TRUE(r.has_jobs);
   EXPECT_EQ(r.job_delay_s.size(), 60u);
   EXPECT_EQ(r.job_jrt_s.size(), 60u);
-  EXPECT_EQ(std::count(r.job_short.begin(), r.job_short.end(), 0), 60);
+  EXPECT_TRUE(std::is_sorted(r.job_delay_s.begin(), r.job_delay_s.end()));
+  EXPECT_EQ(r.long_delay_s.size(), 60u);
+  EXPECT_TRUE(r.short_delay_s.empty());
   ASSERT_TRUE(r.has_pods);
-  EXPECT_EQ(r.pod_pending_s.size(), 80u);
-  EXPECT_EQ(std::count_if(r.pod_pending_s.begin(), r.pod_pending_s.end(),
-                          [](double v) { return std::isnan(v); }),
-            2);  // never bound
+  EXPECT_EQ(r.pods, 80u);
+  EXPECT_EQ(r.pods_unbound, 2u);  // empty pending time: never bound
+  EXPECT_EQ(r.pod_pending_s.size(), 78u);
   EXPECT_EQ(std::count(r.pod_outcome.begin(), r.pod_outcome.end(), "oomkilled"), 8);
   // Numeric extra column kept, non-numeric "phase" ignored.
   std::vector<std::string> ts;
@@ -91,8 +92,10 @@ TEST(RunReport, PartialDirectoriesAndLabels) {
   EXPECT_TRUE(runs[0].summary.is_null());
   EXPECT_EQ(runs[0].job_delay_s.size(), 10u);  // CRLF, quoted extra column ignored
   EXPECT_DOUBLE_EQ(runs[0].job_delay_s[9], 0.1);
+  EXPECT_TRUE(runs[0].short_delay_s.empty());  // all long: no split
   EXPECT_FALSE(runs[1].has_pods);
-  EXPECT_EQ(std::count(runs[1].job_short.begin(), runs[1].job_short.end(), 1), 53);
+  EXPECT_EQ(runs[1].short_delay_s.size(), 53u);
+  EXPECT_EQ(runs[1].long_delay_s.size(), 27u);
 }
 
 TEST(RunReport, SharedProfilesAreDisambiguatedBySeedThenDirectory) {
