@@ -1,0 +1,468 @@
+#include "framework/plan.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace orrery::fw {
+
+std::string_view to_string(StepKind k) {
+  switch (k) {
+    case StepKind::kBind:
+      return "bind";
+    case StepKind::kDelete:
+      return "delete";
+    case StepKind::kCreate:
+      return "create";
+    case StepKind::kWaitForCreate:
+      return "wait-for-create";
+    case StepKind::kWaitForRunning:
+      return "wait-for-running";
+  }
+  return "";
+}
+
+// ---- Plan ----
+
+Plan& Plan::bind(PodRef pod, NodeId node) {
+  Step s;
+  s.kind = StepKind::kBind;
+  s.pod = pod;
+  s.node = node;
+  steps_.push_back(std::move(s));
+  return *this;
+}
+
+Plan& Plan::remove(PodRef pod, std::string reason) {
+  Step s;
+  s.kind = StepKind::kDelete;
+  s.pod = pod;
+  s.reason = std::move(reason);
+  steps_.push_back(std::move(s));
+  return *this;
+}
+
+PodRef Plan::create(Pod pod) {
+  Step s;
+  s.kind = StepKind::kCreate;
+  s.make = std::make_shared<const Pod>(std::move(pod));
+  s.slot = slots_++;
+  steps_.push_back(std::move(s));
+  return {kNoPod, 0, steps_.back().slot};
+}
+
+PodRef Plan::wait_for_create(std::string ns, OwnerRef owner, const Resources& request) {
+  Step s;
+  s.kind = StepKind::kWaitForCreate;
+  s.ns = std::move(ns);
+  s.owner = std::move(owner);
+  s.expected_request = request;
+  s.slot = slots_++;
+  steps_.push_back(std::move(s));
+  return {kNoPod, 0, steps_.back().slot};
+}
+
+Plan& Plan::wait_for_running(PodRef pod) {
+  Step s;
+  s.kind = StepKind::kWaitForRunning;
+  s.pod = pod;
+  steps_.push_back(std::move(s));
+  return *this;
+}
+
+// ---- PlanExecutor ----
+
+struct PlanExecutor::Running {
+  uint64_t id = 0;
+  Plan plan;
+  size_t cur = 0;           // the step being executed / waited for
+  bool started = false;     // its action ran; waiting for the verifying event
+  bool cancelling = false;  // a cancellation is queued
+  bool fallback = false;
+  int64_t since_us = 0;  // when the current step started
+  std::vector<PodRef> slots;
+  std::vector<std::pair<uint64_t, std::string>> names;  // serial → ns/name, for messages
+
+  void remember(const ClusterState& st, PodId id) {
+    if (id != kNoPod && st.pod_alive(id)) names.emplace_back(st.pod_serial(id), st.pod(id).key());
+  }
+};
+
+PlanExecutor::PlanExecutor(ClusterBackend& backend) : backend_(backend) {}
+PlanExecutor::~PlanExecutor() = default;
+
+uint64_t PlanExecutor::submit(Plan plan) {
+  auto r = std::make_unique<Running>();
+  r->id = next_id_++;
+  r->slots.resize(static_cast<size_t>(plan.slots()));
+  r->plan = std::move(plan);
+  for (const Step& s : r->plan.steps())
+    if (!s.pod.is_slot() && s.pod.id != kNoPod) r->remember(backend_.state(), s.pod.id);
+  const uint64_t id = r->id;
+  plans_.push_back(std::move(r));
+  work_.push_back({id, false, ""});
+  pump();
+  return id;
+}
+
+PlanExecutor::Running* PlanExecutor::find(uint64_t id) {
+  for (auto& r : plans_)
+    if (r->id == id) return r.get();
+  return nullptr;
+}
+
+bool PlanExecutor::running(uint64_t id) const {
+  for (const auto& r : plans_)
+    if (r->id == id) return true;
+  return false;
+}
+
+PodId PlanExecutor::resolve(const Running& r, const PodRef& ref) const {
+  const PodRef& p = ref.is_slot() ? r.slots[static_cast<size_t>(ref.slot)] : ref;
+  const ClusterState& st = backend_.state();
+  if (p.id == kNoPod || !st.pod_alive(p.id) || st.pod_serial(p.id) != p.serial) return kNoPod;
+  return p.id;
+}
+
+uint64_t PlanExecutor::serial_of(const Running& r, const PodRef& ref) const {
+  return ref.is_slot() ? r.slots[static_cast<size_t>(ref.slot)].serial : ref.serial;
+}
+
+std::string PlanExecutor::pod_name(PodId id) const {
+  const ClusterState& st = backend_.state();
+  return id != kNoPod && st.pod_alive(id) ? st.pod(id).key() : "<gone>";
+}
+
+std::string PlanExecutor::describe_pod(const Running& r, const PodRef& ref) const {
+  const PodId id = resolve(r, ref);
+  if (id != kNoPod) return backend_.state().pod(id).key();
+  const uint64_t serial = serial_of(r, ref);
+  for (const auto& [s, name] : r.names)
+    if (s == serial && serial != 0) return name;
+  return ref.is_slot() ? fmt::format("<pod of slot {}>", ref.slot) : std::string("<unknown pod>");
+}
+
+std::string PlanExecutor::describe(const Running& r, const Step& s) const {
+  const ClusterState& st = backend_.state();
+  auto node_name = [&](NodeId n) {
+    return n != kNoNode && st.node_alive(n) ? st.node(n).name : "<gone>";
+  };
+  auto pod = [&](const PodRef& ref) { return describe_pod(r, ref); };
+  switch (s.kind) {
+    case StepKind::kBind:
+      return fmt::format("bind {} to {}", pod(s.pod), node_name(s.node));
+    case StepKind::kDelete:
+      return fmt::format("delete {}", pod(s.pod));
+    case StepKind::kCreate:
+      return fmt::format("create {}", s.make->key());
+    case StepKind::kWaitForCreate:
+      return fmt::format("wait for a new pod of {} {}/{}", to_string(s.owner.kind), s.ns,
+                         s.owner.name);
+    case StepKind::kWaitForRunning:
+      return fmt::format("wait until {} runs", pod(s.pod));
+  }
+  return "";
+}
+
+PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::string* why) {
+  const std::vector<Step>& steps = r.plan.steps();
+  const Step& s = steps[r.cur];
+  const ClusterState& st = backend_.state();
+  const bool about_target = e.pod_serial != 0 &&
+                            (s.kind == StepKind::kBind || s.kind == StepKind::kDelete ||
+                             s.kind == StepKind::kWaitForRunning) &&
+                            serial_of(r, s.pod) == e.pod_serial;
+  auto incompatible = [&]() {
+    *why = fmt::format("{} while waiting to {} (step {}/{})", to_string(e.kind), describe(r, s),
+                       r.cur + 1, steps.size());
+    return Check::kIncompatible;
+  };
+
+  switch (s.kind) {
+    case StepKind::kBind:
+      if (about_target) {
+        if (e.kind == EventKind::kPodBound)
+          return e.node == s.node ? Check::kVerified : incompatible();
+        if (e.kind == EventKind::kPodBindFailed || e.kind == EventKind::kPodDeleted ||
+            e.kind == EventKind::kPodFinished)
+          return incompatible();
+      }
+      break;
+    case StepKind::kDelete:
+      if (about_target && e.kind == EventKind::kPodDeleted) return Check::kVerified;
+      break;
+    case StepKind::kCreate:
+      if (e.kind == EventKind::kPodAdded && st.pod_alive(e.pod) &&
+          st.pod(e.pod).key() == s.make->key()) {
+        r.slots[static_cast<size_t>(s.slot)] = {e.pod, e.pod_serial, -1};
+        r.remember(st, e.pod);
+        return Check::kVerified;
+      }
+      break;
+    case StepKind::kWaitForCreate:
+      if (e.kind == EventKind::kPodAdded && st.pod_alive(e.pod) && st.pod_node(e.pod) == kNoNode) {
+        const Pod& p = st.pod(e.pod);
+        if (p.ns == s.ns && p.owner.kind == s.owner.kind && p.owner.name == s.owner.name) {
+          r.slots[static_cast<size_t>(s.slot)] = {e.pod, e.pod_serial, -1};
+          r.remember(st, e.pod);
+          return Check::kVerified;
+        }
+      }
+      break;
+    case StepKind::kWaitForRunning:
+      if (about_target) {
+        if (e.kind == EventKind::kPodRunning) return Check::kVerified;
+        if (e.kind == EventKind::kPodDeleted || e.kind == EventKind::kPodFinished ||
+            e.kind == EventKind::kPodBindFailed)
+          return incompatible();
+      }
+      break;
+  }
+  // A pod a later step needs is gone.
+  if (e.kind == EventKind::kPodDeleted && e.pod_serial != 0) {
+    for (size_t j = r.cur; j < steps.size(); ++j) {
+      const Step& t = steps[j];
+      if ((t.kind == StepKind::kBind || t.kind == StepKind::kDelete ||
+           t.kind == StepKind::kWaitForRunning) &&
+          serial_of(r, t.pod) == e.pod_serial && !(j == r.cur && t.kind == StepKind::kDelete)) {
+        *why = fmt::format("{} was deleted before step {}/{} ({})", describe_pod(r, t.pod), j + 1,
+                           steps.size(), describe(r, t));
+        return Check::kIncompatible;
+      }
+    }
+  }
+  return Check::kIrrelevant;
+}
+
+bool PlanExecutor::handle(const ClusterEvent& e) {
+  bool consumed = false;
+  for (auto& rp : plans_) {
+    Running& r = *rp;
+    if (r.cancelling || r.cur >= r.plan.steps().size()) continue;
+    std::string why;
+    const Check c = check(r, e, &why);
+    if (c == Check::kVerified) {
+      consumed = true;
+      ++r.cur;
+      r.started = false;
+      work_.push_back({r.id, false, ""});
+      if (e.kind == EventKind::kPodAdded) break;  // a new pod belongs to one plan only
+    } else if (c == Check::kIncompatible) {
+      r.cancelling = true;
+      work_.push_back({r.id, true, std::move(why)});
+    }
+  }
+  pump();
+  return consumed;
+}
+
+bool PlanExecutor::start_step(Running& r, std::string* why) {
+  const Step& s = r.plan.steps()[r.cur];
+  ClusterState& st = backend_.state();
+  auto advance = [&]() {
+    ++r.cur;
+    r.started = false;
+    return true;
+  };
+  switch (s.kind) {
+    case StepKind::kBind: {
+      const PodId id = resolve(r, s.pod);
+      if (id == kNoPod) {
+        *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
+        return false;
+      }
+      if (!st.node_alive(s.node)) {
+        *why = fmt::format("cannot {}: the node is gone", describe(r, s));
+        return false;
+      }
+      const NodeId at = st.pod_node(id);
+      if (at == s.node) return advance();
+      if (at != kNoNode) {
+        *why = fmt::format("cannot {}: the pod is already on {}", describe(r, s), st.node(at).name);
+        return false;
+      }
+      const Resources& req = st.pod(id).spec->request;
+      if (!req.fits_in(st.free_of(s.node))) {
+        *why = fmt::format("cannot {}: the node has no room (needs {}, free {})", describe(r, s),
+                           req.to_string(), st.free_of(s.node).to_string());
+        return false;
+      }
+      st.assign(id, s.node);
+      backend_.bind(id, s.node);
+      return true;
+    }
+    case StepKind::kDelete: {
+      const PodId id = resolve(r, s.pod);
+      if (id == kNoPod) return advance();  // already gone: the step's goal holds
+      backend_.delete_pod(id, s.reason);
+      return true;
+    }
+    case StepKind::kCreate:
+      try {
+        backend_.create_pod(*s.make);
+      } catch (const InputError& err) {
+        *why = fmt::format("cannot {}: {}", describe(r, s), err.what());
+        return false;
+      }
+      return true;
+    case StepKind::kWaitForCreate:
+      return true;
+    case StepKind::kWaitForRunning: {
+      const PodId id = resolve(r, s.pod);
+      if (id == kNoPod) {
+        *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
+        return false;
+      }
+      if (st.pod(id).phase == PodPhase::kRunning) return advance();
+      return true;
+    }
+  }
+  return true;
+}
+
+void PlanExecutor::pump() {
+  if (pumping_) return;
+  pumping_ = true;
+  for (size_t i = 0; i < work_.size(); ++i) {
+    // Copy: actions below may append to work_.
+    const Work w = work_[i];
+    Running* r = find(w.id);
+    if (r == nullptr) continue;
+    if (w.cancel) {
+      finish(w.id, PlanStatus::kCancelled, w.reason);
+      continue;
+    }
+    while (!r->cancelling && !r->started) {
+      if (r->cur >= r->plan.steps().size()) {
+        finish(w.id, PlanStatus::kCompleted, "");
+        break;
+      }
+      r->started = true;
+      r->since_us = backend_.now_us();
+      std::string why;
+      if (!start_step(*r, &why)) {
+        finish(w.id, PlanStatus::kCancelled, why);
+        break;
+      }
+    }
+  }
+  work_.clear();
+  pumping_ = false;
+}
+
+void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& reason) {
+  auto it = std::find_if(plans_.begin(), plans_.end(), [&](const auto& p) { return p->id == id; });
+  if (it == plans_.end()) return;
+  std::unique_ptr<Running> r = std::move(*it);
+  plans_.erase(it);
+
+  PlanReport rep;
+  rep.id = id;
+  rep.name = r->plan.name();
+  rep.status = status;
+  rep.steps_done = std::min(r->cur, r->plan.steps().size());
+  rep.steps_total = r->plan.steps().size();
+  rep.reason = reason;
+  rep.fallback = r->fallback;
+  if (status == PlanStatus::kCancelled) {
+    ++cancelled_;
+    // The pods this plan still meant to bind and that are pending go to the fallback.
+    const ClusterState& st = backend_.state();
+    for (size_t j = r->cur; j < r->plan.steps().size(); ++j) {
+      const Step& s = r->plan.steps()[j];
+      if (s.kind != StepKind::kBind) continue;
+      const PodId pod = resolve(*r, s.pod);
+      if (pod == kNoPod || st.pod_node(pod) != kNoNode || is_terminal(st.pod(pod).phase)) continue;
+      if (std::find(rep.released.begin(), rep.released.end(), pod) == rep.released.end())
+        rep.released.push_back(pod);
+    }
+    if (!r->fallback && fallback_) {
+      for (PodId pod : rep.released) {
+        const NodeId node = fallback_(st, pod);
+        if (node == kNoNode) continue;
+        Plan p(fmt::format("fallback for plan {}: bind {} to {}", id, st.pod(pod).key(),
+                           st.node(node).name));
+        p.bind(PodRef::of(st, pod), node);
+        p.step_timeout_us(r->plan.step_timeout_us());
+        auto fb = std::make_unique<Running>();
+        fb->id = next_id_++;
+        fb->plan = std::move(p);
+        fb->fallback = true;
+        work_.push_back({fb->id, false, ""});
+        plans_.push_back(std::move(fb));
+      }
+    }
+  } else {
+    ++completed_;
+  }
+  if (on_done_) on_done_(rep);
+}
+
+void PlanExecutor::expire(int64_t now_us) {
+  for (auto& r : plans_) {
+    const int64_t t = r->plan.step_timeout_us();
+    if (t <= 0 || r->cancelling || !r->started || now_us - r->since_us < t) continue;
+    r->cancelling = true;
+    work_.push_back(
+        {r->id, true,
+         fmt::format("timed out after {} s waiting to {} (step {}/{})",
+                     static_cast<double>(now_us - r->since_us) * 1e-6,
+                     describe(*r, r->plan.steps()[r->cur]), r->cur + 1, r->plan.steps().size())});
+  }
+  pump();
+}
+
+void PlanExecutor::cancel(uint64_t id, const std::string& reason) {
+  Running* r = find(id);
+  if (r == nullptr || r->cancelling) return;
+  r->cancelling = true;
+  work_.push_back({id, true, reason});
+  pump();
+}
+
+bool PlanExecutor::involves(uint64_t pod_serial) const {
+  if (pod_serial == 0) return false;
+  for (const auto& r : plans_) {
+    for (const PodRef& s : r->slots)
+      if (s.serial == pod_serial) return true;
+    const auto& steps = r->plan.steps();
+    for (size_t j = r->cur; j < steps.size(); ++j) {
+      const Step& s = steps[j];
+      if ((s.kind == StepKind::kBind || s.kind == StepKind::kDelete ||
+           s.kind == StepKind::kWaitForRunning) &&
+          serial_of(*r, s.pod) == pod_serial)
+        return true;
+    }
+  }
+  return false;
+}
+
+std::vector<PendingBind> PlanExecutor::pending_binds() const {
+  std::vector<PendingBind> out;
+  const ClusterState& st = backend_.state();
+  for (const auto& r : plans_) {
+    const auto& steps = r->plan.steps();
+    for (size_t j = r->cur; j < steps.size(); ++j) {
+      const Step& s = steps[j];
+      if (s.kind != StepKind::kBind) continue;
+      const PodId id = resolve(*r, s.pod);
+      if (id != kNoPod) {
+        if (st.pod_node(id) == kNoNode) out.push_back({s.node, st.pod(id).spec->request});
+        continue;
+      }
+      if (!s.pod.is_slot()) continue;  // the pod is gone
+      // The slot is not filled yet: use what the step that fills it expects.
+      for (const Step& f : steps) {
+        if (f.slot != s.pod.slot) continue;
+        const bool made = f.kind == StepKind::kCreate && f.make->spec;
+        out.push_back({s.node, made ? f.make->spec->request : f.expected_request});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace orrery::fw
