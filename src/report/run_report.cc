@@ -109,13 +109,15 @@ bool wants_log(const std::vector<const std::vector<double>*>& samples) {
   return all > 0 && pos * 2 >= all && hi / lo >= 100;
 }
 
-// Value format for a summary.json / timeseries key.
+// Value format for a summary.json key or timeseries column: durations end in "_s"; utilisation,
+// ratios, fractions and requested shares (the simulator's cpu_requested) are fractions.
 Format format_for_key(const std::string& key) {
-  std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  const size_t dot = key.rfind('.');
+  const std::string last = key.substr(dot == std::string::npos ? 0 : dot + 1);
   if (last.size() > 2 && last.compare(last.size() - 2, 2, "_s") == 0) return Format::kSeconds;
-  if (key.find("util") != std::string::npos || last.find("ratio") != std::string::npos ||
-      last.find("fraction") != std::string::npos)
-    return Format::kPercent;
+  for (const char* hint : {"util", "ratio", "fraction"})
+    if (key.find(hint) != std::string::npos) return Format::kPercent;
+  if (last.find("requested") != std::string::npos) return Format::kPercent;
   return Format::kNumber;
 }
 
@@ -137,7 +139,7 @@ Cell json_cell(const std::string& key, const Json& v) {
   if (v.is_number()) return Cell(v.get<double>(), format_for_key(key));
   if (v.is_string()) return Cell(v.get<std::string>());
   if (v.is_array()) {
-    if (v.size() > 8) return Cell("[" + std::to_string(v.size()) + " values]");
+    if (v.size() > 16) return Cell("[" + std::to_string(v.size()) + " values]");
     std::string s;
     for (const Json& e : v) {
       if (!s.empty()) s += ", ";
@@ -516,9 +518,17 @@ double time_weighted_mean(const std::vector<double>& t, const std::vector<double
     if (!std::isfinite(v[i]) || !std::isfinite(t[i])) continue;
     plain += v[i];
     ++count;
-    if (i + 1 < n && std::isfinite(t[i + 1]) && t[i + 1] > t[i]) {
-      area += v[i] * (t[i + 1] - t[i]);
-      span += t[i + 1] - t[i];
+    // A sample holds until the next sample time (whatever that sample's value); the last one
+    // for one more interval like the one before it, so regular sampling gives the plain mean.
+    double dt = 0;
+    if (i + 1 < n) {
+      dt = t[i + 1] - t[i];
+    } else if (i > 0) {
+      dt = t[i] - t[i - 1];
+    }
+    if (std::isfinite(dt) && dt > 0) {
+      area += v[i] * dt;
+      span += dt;
     }
   }
   if (count == 0) return kNaN;
@@ -546,10 +556,17 @@ RunData load_run(const std::string& dir) {
     r.has_jobs = true;
     const std::vector<double> delay = f.numbers("delay_s");
     if (f.has("short")) {
-      const std::vector<double> cls = f.numbers("short");
+      const std::vector<std::string> cls = f.strings("short");
       for (size_t i = 0; i < cls.size(); ++i) {
-        if (std::isnan(cls[i]) || !std::isfinite(delay[i])) continue;
-        (cls[i] != 0 ? r.short_delay_s : r.long_delay_s).push_back(delay[i]);
+        const std::string& c = cls[i];
+        int is_short = -1;
+        if (c == "1" || c == "true" || c == "True" || c == "yes") is_short = 1;
+        if (c == "0" || c == "false" || c == "False" || c == "no") is_short = 0;
+        if (is_short < 0 && !c.empty())
+          throw InputError(error_location(f.source(), f.line(i), "") +
+                           ": column 'short': expected 0 or 1, got \"" + c + "\"");
+        if (is_short < 0 || !std::isfinite(delay[i])) continue;
+        (is_short ? r.short_delay_s : r.long_delay_s).push_back(delay[i]);
       }
       std::sort(r.short_delay_s.begin(), r.short_delay_s.end());
       std::sort(r.long_delay_s.begin(), r.long_delay_s.end());

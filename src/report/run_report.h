@@ -66,8 +66,10 @@ void add_run_report(Document& doc, const std::vector<RunData>& runs);
 void write_run_report(const std::vector<std::string>& dirs, const std::string& out_path,
                       const std::string& title = "");
 
-// Time-weighted mean of a sampled step signal (each value holds until the next sample; NaN
-// samples are skipped); the plain mean when all samples share one time. NaN if empty.
+// Time-weighted mean of a sampled step signal: each value holds until the next sample time, the
+// last one for one more interval like the one before it (so regularly sampled signals give their
+// plain mean, as the simulator's summary computes it). NaN samples carry no weight; the plain
+// mean when all samples share one time; NaN if there are no samples.
 double time_weighted_mean(const std::vector<double>& t, const std::vector<double>& v);
 
 }  // namespace orrery::report

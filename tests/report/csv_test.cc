@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/rng.h"
 
 namespace orrery::report {
 namespace {
@@ -67,6 +68,36 @@ TEST(Csv, ErrorsNameFileLineAndWhatWasExpected) {
     EXPECT_STREQ(e.what(), "jobs.csv:1: missing column 'jrt_s' (columns: job,delay_s)");
   }
   EXPECT_THROW(CsvFile::read("/nonexistent/x.csv"), InputError);
+}
+
+TEST(Csv, RandomInputNeverCrashesOnlyParsesOrThrowsInputError) {
+  // Property: any text either parses into rectangular rows or is rejected with InputError.
+  const std::string alphabet = "ab,\"\n\r 1.5e-+nan";
+  Rng rng(99);
+  int parsed = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text(rng.below(40), ' ');
+    for (char& ch : text) ch = alphabet[rng.below(alphabet.size())];
+    try {
+      const CsvFile f = CsvFile::parse(text, "r.csv");
+      ++parsed;
+      for (size_t r = 0; r < f.rows(); ++r)
+        for (size_t col = 0; col < f.columns().size(); ++col)
+          EXPECT_LE(f.cell(r, col).size(), text.size());
+      for (const std::string& col : f.columns()) {
+        try {
+          EXPECT_EQ(f.numbers(col).size(), f.rows());
+        } catch (const InputError& e) {
+          EXPECT_EQ(std::string(e.what()).rfind("r.csv:", 0), 0u) << e.what();
+        }
+      }
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).rfind("r.csv", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GT(parsed, 100);
+  EXPECT_GT(rejected, 100);
 }
 
 }  // namespace

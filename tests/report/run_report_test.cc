@@ -156,20 +156,25 @@ TEST(RunReport, EdgeRatioTableHasTimeWeightedMeansAndSpread) {
   write_run_report({dir}, s.path("r.html"));
   const std::string html = slurp(s.path("r.html"));
   ASSERT_TRUE(check_xml(html).ok);
-  // A: 1 for 10 s then 0.5 for 20 s -> 2/3; B: 0. Mean 1/3, population sd 1/3.
-  EXPECT_NE(html.find("<th scope=\"row\">A</th><td class=\"num\" title=\"0.6666666667\">66.7%"),
+  // A: 1 for 10 s, then 0.5 for 20 s and (last sample) 20 s more -> 0.6; B: 0.
+  // Mean 0.3, population sd 0.3.
+  EXPECT_NE(html.find("<th scope=\"row\">A</th><td class=\"num\" title=\"0.6\">60%"),
             std::string::npos);
-  EXPECT_NE(html.find("mean over deployments</th><td class=\"num\" title=\"0.3333333333\">"),
+  EXPECT_NE(html.find("mean over deployments</th><td class=\"num\" title=\"0.3\">30%"),
             std::string::npos);
-  EXPECT_NE(html.find("sd across deployments</th><td class=\"num\" title=\"0.3333333333\">"),
+  EXPECT_NE(html.find("sd across deployments</th><td class=\"num\" title=\"0.3\">30%"),
             std::string::npos);
   EXPECT_EQ(html.find(">Jobs</h2>"), std::string::npos);  // absent files, absent sections
 }
 
 TEST(RunReport, TimeWeightedMean) {
-  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 1, 3}, {4, 1, 100}), (4 * 1 + 1 * 2) / 3.0);
+  // Weights 1, 2 and 2 (the last sample repeats the previous interval).
+  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 1, 3}, {4, 1, 100}), (4 * 1 + 1 * 2 + 100 * 2) / 5.0);
+  // Regular sampling: the plain mean, as the simulator's summary computes it.
+  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 5, 10, 15}, {0.2, 0.4, 0.6, 1.0}), 0.55);
   EXPECT_DOUBLE_EQ(time_weighted_mean({5, 5}, {1, 3}), 2);  // one instant: plain mean
-  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 1, 2}, {2, std::nan(""), 4}), 2);
+  // A NaN sample ends the previous value's interval and carries no weight itself.
+  EXPECT_DOUBLE_EQ(time_weighted_mean({0, 1, 2}, {2, std::nan(""), 4}), 3);
   EXPECT_TRUE(std::isnan(time_weighted_mean({}, {})));
 }
 
@@ -201,6 +206,9 @@ TEST(RunReport, BadInputFailsWithLocationAndWritesNothing) {
   s.write("ts/timeseries.csv", "time_s,cpu_util\n0,0.5\n1,high\n");
   EXPECT_EQ(error_of({s.path("ts")}, out),
             s.path("ts/timeseries.csv") + ":3: column 'cpu_util': expected a number, got \"high\"");
+  s.write("cls/jobs.csv", "job,delay_s,short\n1,0.5,true\n2,0.1,maybe\n");
+  EXPECT_EQ(error_of({s.path("cls")}, out),
+            s.path("cls/jobs.csv") + ":3: column 'short': expected 0 or 1, got \"maybe\"");
   s.write("json/summary.json", "{\n  \"profile\": \"a\",\n  \"seed\": ,\n}\n");
   const std::string json_error = error_of({s.path("json")}, out);
   EXPECT_EQ(json_error.rfind(s.path("json/summary.json") + ":3: invalid JSON: syntax error", 0), 0u)
