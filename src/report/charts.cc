@@ -170,8 +170,11 @@ std::string render_svg(const LineChart& chart, const std::string& id) {
     const size_t n = std::min(s.x.size(), s.y.size());
     svg.open_group("series", series_summary(s, chart.y));
     if (lines) {
+      // Decimate in pixel space so buckets are screen columns on log axes too.
+      std::vector<double> px_x(n);
+      for (size_t i = 0; i < n; ++i) px_x[i] = std::isfinite(s.x[i]) ? xs(s.x[i]) : s.x[i];
       const std::vector<size_t> idx =
-          decimate(s.x, s.y, static_cast<size_t>(std::max(1.0, lay.right - lay.left)));
+          decimate(px_x, s.y, static_cast<size_t>(std::max(1.0, lay.right - lay.left)));
       // A NaN between two kept points breaks the line.
       std::vector<uint32_t> nan_before(n + 1, 0);
       for (size_t i = 0; i < n; ++i)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -161,6 +162,40 @@ TEST(Charts, LogYAxisAndPointsStyle) {
   EXPECT_EQ(count_of(svg, "class=\"line\""), 0);  // points only
   EXPECT_EQ(xml.elements.at("circle"), 6 + 1);
   EXPECT_NE(svg.find("1 value \u2264 0 drawn at the log axis minimum"), std::string::npos);
+}
+
+TEST(Charts, LongSeriesOnALogAxisAreDecimatedPerPixelColumn) {
+  LineChart c;
+  c.x = Axis{"x", Format::kNumber, true};
+  Series s{"long", {}, {}, {}, {}};
+  for (int i = 1; i <= 200000; ++i) {
+    s.x.push_back(i);
+    s.y.push_back(i % 2);
+  }
+  s.y[4] = 7;  // a spike in the first decades, which share few pixels with linear buckets
+  c.series.push_back(s);
+  const std::string svg = render_svg(c, "dec");
+  ASSERT_TRUE(check_xml(svg).ok);
+  EXPECT_LT(svg.size(), 60000u);
+  const size_t d = svg.find("class=\"line\" d=\"");
+  const std::string path = svg.substr(d, svg.find('"', d + 17) - d);
+  EXPECT_LE(count_of(path, "L"), 4 * 700);
+  // The spike survives: the drawn y coordinates take three values (for 0, 1 and 7).
+  std::set<std::string> ys;
+  std::vector<double> xs;
+  for (size_t p = 0; (p = path.find_first_of("ML", p)) != std::string::npos; ++p) {
+    const size_t space = path.find(' ', p);
+    const size_t end = path.find_first_of("ML\"", space);
+    xs.push_back(std::stod(path.substr(p + 1, space - p - 1)));
+    ys.insert(path.substr(space + 1, end - space - 1));
+  }
+  EXPECT_EQ(ys.size(), 3u);
+  // The first 35% of the log axis (x < ~70) keeps its points: buckets are pixel columns, not
+  // linear slices of x (the first of which would hold x = 1..296).
+  const double lo = *std::min_element(xs.begin(), xs.end());
+  const double hi = *std::max_element(xs.begin(), xs.end());
+  EXPECT_GE(
+      std::count_if(xs.begin(), xs.end(), [&](double x) { return x < lo + 0.35 * (hi - lo); }), 50);
 }
 
 TEST(Charts, EmptyChartsSayNoData) {
