@@ -449,7 +449,7 @@ std::vector<PendingBind> PlanExecutor::pending_binds() const {
       if (s.kind != StepKind::kBind) continue;
       const PodId id = resolve(*r, s.pod);
       if (id != kNoPod) {
-        if (st.pod_node(id) == kNoNode) out.push_back({s.node, st.pod(id).spec->request});
+        if (st.pod_node(id) == kNoNode) out.push_back({s.node, st.pod(id).spec->request, id});
         continue;
       }
       if (!s.pod.is_slot()) continue;  // the pod is gone
@@ -457,7 +457,7 @@ std::vector<PendingBind> PlanExecutor::pending_binds() const {
       for (const Step& f : steps) {
         if (f.slot != s.pod.slot) continue;
         const bool made = f.kind == StepKind::kCreate && f.make->spec;
-        out.push_back({s.node, made ? f.make->spec->request : f.expected_request});
+        out.push_back({s.node, made ? f.make->spec->request : f.expected_request, kNoPod});
         break;
       }
     }

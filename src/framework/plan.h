@@ -76,6 +76,7 @@ class Plan {
     return *this;
   }
 
+  void set_name(std::string name) { name_ = std::move(name); }
   const std::string& name() const { return name_; }
   const std::vector<Step>& steps() const { return steps_; }
   int slots() const { return slots_; }
@@ -105,6 +106,7 @@ struct PlanReport {
 struct PendingBind {
   NodeId node = kNoNode;
   Resources request;
+  PodId pod = kNoPod;  // kNoPod while the pod is still to be created
 };
 
 class PlanExecutor : public EventListener {
@@ -136,6 +138,8 @@ class PlanExecutor : public EventListener {
   void expire(int64_t now_us);
   void cancel(uint64_t id, const std::string& reason);
 
+  // The id the next submit() will return.
+  uint64_t next_id() const { return next_id_; }
   size_t active() const { return plans_.size(); }
   bool running(uint64_t id) const;
   // True when a running plan refers to the pod (by serial) in a step not yet verified or has it in

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-#include <set>
+#include "queued_backend.h"
 
 namespace orrery::fw {
 namespace {
@@ -30,60 +29,7 @@ Pod pod(const std::string& name, int64_t cpu_m, const std::string& owner = "") {
   return p;
 }
 
-// A backend whose actions take effect in the state at once but whose events wait in a queue until
-// deliver(), like a real cluster or the simulator. Binds to nodes in `failing` are rejected.
-class QueuedBackend : public ClusterBackend {
- public:
-  explicit QueuedBackend(ClusterState s) : state_(std::move(s)) {}
-  ClusterState& state() override { return state_; }
-  int64_t now_us() const override { return now_; }
-  void bind(PodId pod, NodeId node) override {
-    ++binds;
-    if (failing.count(node)) {
-      state_.unassign(pod);
-      queue_.push_back({EventKind::kPodBindFailed, now_, node, pod, state_.pod_serial(pod)});
-      return;
-    }
-    queue_.push_back({EventKind::kPodBound, now_, node, pod, state_.pod_serial(pod)});
-  }
-  void delete_pod(PodId pod, const std::string&) override {
-    const uint64_t serial = state_.pod_serial(pod);
-    const NodeId n = state_.pod_node(pod);
-    state_.remove_pod(pod);
-    queue_.push_back({EventKind::kPodDeleted, now_, n, pod, serial});
-  }
-  PodId create_pod(Pod p) override {
-    const PodId id = state_.add_pod(std::move(p));
-    queue_.push_back({EventKind::kPodAdded, now_, kNoNode, id, state_.pod_serial(id)});
-    return id;
-  }
-  void add_listener(EventListener* l) override { listeners_.push_back(l); }
-  void remove_listener(EventListener*) override {}
-
-  // Delivers queued events (and those they cause) in order.
-  void deliver() {
-    while (!queue_.empty()) {
-      const ClusterEvent e = queue_.front();
-      queue_.pop_front();
-      for (EventListener* l : listeners_) l->on_event(e);
-    }
-  }
-  void run(PodId pod) {
-    state_.set_phase(pod, PodPhase::kRunning);
-    queue_.push_back(
-        {EventKind::kPodRunning, now_, state_.pod_node(pod), pod, state_.pod_serial(pod)});
-  }
-  size_t queued() const { return queue_.size(); }
-
-  std::set<NodeId> failing;
-  int binds = 0;
-  int64_t now_ = 0;
-
- private:
-  ClusterState state_;
-  std::deque<ClusterEvent> queue_;
-  std::vector<EventListener*> listeners_;
-};
+using testing::QueuedBackend;
 
 struct Cluster {
   ClusterState s;

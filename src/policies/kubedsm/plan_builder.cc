@@ -1,0 +1,169 @@
+#include "policies/kubedsm/plan_builder.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace orrery::kubedsm {
+
+std::vector<PlannedMove> sequence_moves(const EdgeModel& m, const Placement& p,
+                                        std::span<const uint32_t> batch) {
+  std::vector<PlannedMove> out;
+  std::vector<Vec2> free(m.node_count());
+  for (size_t n = 0; n < m.node_count(); ++n) free[n] = m.free(n);
+  auto release = [&](int32_t node, const Vec2& r) {
+    if (node != kCloud) free[static_cast<size_t>(node)] += r;
+  };
+  auto fits = [&](int32_t node, const Vec2& r) {
+    return node == kCloud || r.fits_in(free[static_cast<size_t>(node)]);
+  };
+  auto take = [&](int32_t node, const Vec2& r) {
+    if (node != kCloud) free[static_cast<size_t>(node)] -= r;
+  };
+
+  // Offloads first: the cloud always has room, and they free edge space.
+  std::vector<Move> pending;
+  for (const Move& mv : p.migrations) {
+    if (mv.to == kCloud) {
+      out.push_back({mv.pod, mv.from, kCloud, true});
+      release(mv.from, m.request_of(mv.pod));
+    } else {
+      pending.push_back(mv);
+    }
+  }
+  // Reorders whose target has room now, repeatedly; a cycle is broken by sending its first
+  // migration to the cloud and finishing it from there at the end (two-step, §5.3).
+  std::vector<Move> second;
+  auto drain = [&](std::vector<Move>& list) {
+    bool progress = true;
+    while (progress && !list.empty()) {
+      progress = false;
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Move mv = list[i];
+        const Vec2& r = m.request_of(mv.pod);
+        if (!fits(mv.to, r)) continue;
+        out.push_back({mv.pod, mv.from, mv.to, true});
+        take(mv.to, r);
+        release(mv.from, r);
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+        progress = true;
+        break;
+      }
+    }
+  };
+  while (true) {
+    drain(pending);
+    if (pending.empty()) break;
+    const Move mv = pending.front();
+    pending.erase(pending.begin());
+    out.push_back({mv.pod, mv.from, kCloud, true});
+    release(mv.from, m.request_of(mv.pod));
+    second.push_back({mv.pod, kCloud, mv.to});
+  }
+  drain(second);
+  for (const Move& mv : second) out.push_back({mv.pod, kCloud, mv.to, true});  // no room: fails
+
+  for (const Move& mv : p.edge) {
+    const bool fresh = std::find(batch.begin(), batch.end(), mv.pod) != batch.end();
+    out.push_back({mv.pod, mv.from, mv.to, !fresh});
+  }
+  return out;
+}
+
+BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placement& p,
+                       const PlanOptions& o) {
+  BuiltPlans out;
+  const EdgeModel& m = v.model;
+  auto is_batch = [&](uint32_t pod) {
+    return std::find(v.batch.begin(), v.batch.end(), pod) != v.batch.end();
+  };
+  auto node_name = [&](NodeId n) { return s.node(n).name; };
+
+  // Batch pods for the cloud: independent one-step plans (Alg. 7 lines 4–7, 15–17).
+  for (uint32_t pod : p.cloud) {
+    if (!is_batch(pod)) continue;  // an existing cloud pod suggest() left where it is
+    const PodId id = v.pod_ids[pod];
+    const NodeId node = o.cloud_node(id);
+    if (node == kNoNode) continue;  // stays pending; retried later
+    fw::Plan plan(
+        fmt::format("kubedsm: bind {} to cloud node {}", s.pod(id).key(), node_name(node)));
+    plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
+    out.plans.push_back(std::move(plan));
+    out.migrations.push_back(0);
+  }
+
+  const std::vector<PlannedMove> moves = sequence_moves(m, p, v.batch);
+  if (moves.empty()) return out;
+  const bool sequential =
+      std::any_of(moves.begin(), moves.end(), [](const PlannedMove& mv) { return mv.migration; });
+
+  auto target = [&](const PlannedMove& mv) -> NodeId {
+    return mv.to == kCloud ? o.cloud_node(v.pod_ids[mv.pod])
+                           : v.edge_nodes[static_cast<size_t>(mv.to)];
+  };
+
+  if (!sequential) {
+    for (const PlannedMove& mv : moves) {
+      const PodId id = v.pod_ids[mv.pod];
+      const NodeId node = target(mv);
+      fw::Plan plan(
+          fmt::format("kubedsm: bind {} to edge node {}", s.pod(id).key(), node_name(node)));
+      plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
+      out.plans.push_back(std::move(plan));
+      out.migrations.push_back(0);
+    }
+    return out;
+  }
+
+  // The edge plan: migrations in order, then the edge binds (Alg. 7 lines 8–14, 18).
+  fw::Plan plan("kubedsm: edge plan");
+  plan.step_timeout_us(o.step_timeout_us);
+  std::map<uint32_t, fw::PodRef> ref;  // model pod → its current incarnation
+  int migrations = 0;
+  std::string summary;
+  for (const PlannedMove& mv : moves) {
+    const PodId id = v.pod_ids[mv.pod];
+    const Pod& pod = s.pod(id);
+    const NodeId node = target(mv);
+    if (node == kNoNode) break;  // no cloud room: the rest of the plan cannot follow
+    auto it = ref.find(mv.pod);
+    const fw::PodRef cur = it != ref.end() ? it->second : fw::PodRef::of(s, id);
+    if (!summary.empty()) summary += ", ";
+    summary += fmt::format("{} {}→{}", pod.name,
+                           mv.from == kCloud ? "cloud" : m.node_names[mv.from], node_name(node));
+    if (!mv.migration) {
+      plan.bind(cur, node);
+      continue;
+    }
+    ++migrations;
+    const std::string why = fmt::format("kubedsm: migrate to {}", node_name(node));
+    if (o.style == MigrationStyle::kDeleteFirst) {
+      plan.remove(cur, why);
+      const Resources& req = pod.spec->nonzero_request;
+      const fw::PodRef repl = plan.wait_for_create(pod.ns, pod.owner, req);
+      plan.bind(repl, node);
+      if (o.wait_running) plan.wait_for_running(repl);
+      ref[mv.pod] = repl;
+    } else {
+      Pod copy = pod;
+      copy.name = o.replacement_name ? o.replacement_name(pod) : pod.name + "-m";
+      copy.uid.clear();
+      copy.node_name.clear();
+      copy.phase = PodPhase::kPending;
+      auto spec = std::make_shared<PodSpec>(*pod.spec);
+      spec->annotations.set("orrery.io/migrated-from", pod.key());
+      copy.spec = std::move(spec);
+      const fw::PodRef repl = plan.create(std::move(copy));
+      plan.bind(repl, node).wait_for_running(repl).remove(cur, why);
+      ref[mv.pod] = repl;
+    }
+  }
+  if (plan.empty()) return out;
+  plan.set_name(fmt::format("kubedsm: {}", summary));
+  out.plans.push_back(std::move(plan));
+  out.migrations.push_back(migrations);
+  return out;
+}
+
+}  // namespace orrery::kubedsm
