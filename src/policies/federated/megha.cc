@@ -1,0 +1,254 @@
+#include "policies/federated/megha.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace orrery::federated {
+
+MeghaSim::MeghaSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c,
+                   const SimParams& p, Recorder& rec)
+    : loop_(loop),
+      w_(w),
+      c_(c),
+      p_(p),
+      rec_(rec),
+      matcher_(c.groups),
+      gms_(c.num_gms),
+      lms_(c.num_lms),
+      q_(c.groups.group_size()),
+      words_(c.groups.words()),
+      total_words_(static_cast<size_t>(c.groups.groups()) * c.groups.words()),
+      stride_(static_cast<uint32_t>(c.groups.words() * 64)) {
+  if (p_.heartbeat <= 0) p_.heartbeat = kMeghaHeartbeat;
+  const sim::Trace& t = *w.trace;
+  task_job_.resize(t.task_count());
+  job_gm_.resize(t.jobs.size());
+  for (uint32_t j = 0; j < t.jobs.size(); ++j) {
+    job_gm_[j] = j % gms_;  // round-robin, as the reference simulator assigns jobs
+    std::fill_n(task_job_.begin() + t.jobs[j].first_task, t.jobs[j].num_tasks, j);
+  }
+  // Search order: internal partitions (one per LM), then external ones, LM by LM.
+  order_.resize(gms_);
+  for (uint32_t g = 0; g < gms_; ++g) {
+    for (uint32_t lm = 0; lm < lms_; ++lm) order_[g].push_back(lm * gms_ + g);
+    for (uint32_t lm = 0; lm < lms_; ++lm)
+      for (uint32_t part = 0; part < gms_; ++part)
+        if (part != g) order_[g].push_back(lm * gms_ + part);
+  }
+  truth_.resize(total_words_);
+  for (uint32_t grp = 0; grp < c.groups.groups(); ++grp)
+    std::copy_n(c.groups.full(), words_, truth_.begin() + static_cast<ptrdiff_t>(grp * words_));
+  view_.resize(total_words_ * gms_);
+  for (uint32_t g = 0; g < gms_; ++g) std::copy(truth_.begin(), truth_.end(), view(g));
+  dirty_.assign(total_words_ * gms_, 0);
+  waiting_.resize(gms_);
+  for (uint32_t g = 0; g < gms_; ++g)
+    rng_.push_back(Rng::derive(p_.seed, "megha/gm/" + std::to_string(g)));
+}
+
+size_t MeghaSim::queued() const {
+  size_t n = 0;
+  for (const PendingTasks& q : waiting_) n += q.size();
+  return n;
+}
+
+void MeghaSim::start() {
+  if (w_.arrival_order.empty()) return;
+  // Arrivals are chained in (arrival, trace order) so the heap holds one at a time.
+  const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
+  loop_.at(first, this, kHeartbeat);
+  loop_.at(first, this, kSample);
+  loop_.at(first, this, kJobArrival, 0);
+}
+
+bool MeghaSim::place(uint32_t gm, uint32_t task) {
+  const ConstraintMask need = w_.task_constraints[task];
+  uint64_t* v = view(gm);
+  for (uint32_t grp : order_[gm]) {
+    uint64_t* avail = v + static_cast<size_t>(grp) * words_;
+    const int32_t i = matcher_.match(grp, avail, need, p_.pick, rng_[gm]);
+    if (i < 0) continue;
+    clear_bit(avail, static_cast<size_t>(i));
+    send_verify(task, grp * stride_ + static_cast<uint32_t>(i));
+    return true;
+  }
+  return false;
+}
+
+void MeghaSim::send_verify(uint32_t task, uint32_t slot) {
+  ++n_.verify_requests;
+  loop_.after(p_.network_delay, this, kVerify, task, slot);
+}
+
+void MeghaSim::offer(uint32_t gm, uint32_t slot) {
+  const int64_t t =
+      waiting_[gm].empty() ? PendingTasks::kNone : waiting_[gm].take_for(mask_of(slot));
+  if (t == PendingTasks::kNone) {
+    set_bit(view(gm), slot);
+  } else {
+    send_verify(static_cast<uint32_t>(t), slot);  // stays busy in the view
+  }
+}
+
+void MeghaSim::offer_freed(uint32_t gm) {
+  uint64_t* v = view(gm);
+  for (uint32_t slot : freed_) {
+    if (!test_bit(v, slot)) continue;  // taken meanwhile (a retried task)
+    clear_bit(v, slot);
+    offer(gm, slot);
+  }
+}
+
+void MeghaSim::mark_changed(uint32_t slot, uint32_t except_gm) {
+  for (uint32_t g = 0; g < gms_; ++g)
+    if (g != except_gm) set_bit(dirty(g), slot);
+}
+
+uint32_t MeghaSim::take_delta(uint32_t lm, uint32_t gm) {
+  const size_t off = static_cast<size_t>(lm) * gms_ * words_;  // this LM's partitions
+  const size_t n = static_cast<size_t>(gms_) * words_;
+  uint64_t* d = dirty(gm) + off;
+  if (!any(d, n)) return kNoDelta;
+  uint32_t id;
+  if (!free_deltas_.empty()) {
+    id = free_deltas_.back();
+    free_deltas_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(deltas_.size());
+    deltas_.emplace_back();
+  }
+  std::vector<uint64_t>& buf = deltas_[id];
+  buf.resize(2 * n);  // [changed words][state words]; keeps capacity across reuse
+  const uint64_t* tr = truth_.data() + off;
+  for (size_t i = 0; i < n; ++i) {
+    buf[i] = d[i];
+    buf[n + i] = tr[i] & d[i];
+    d[i] = 0;
+  }
+  return id;
+}
+
+void MeghaSim::apply_delta(uint32_t gm, uint32_t lm, uint32_t delta) {
+  if (delta == kNoDelta) return;
+  const size_t off = static_cast<size_t>(lm) * gms_ * words_;
+  const size_t n = static_cast<size_t>(gms_) * words_;
+  std::vector<uint64_t>& buf = deltas_[delta];
+  uint64_t* v = view(gm) + off;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t changed = buf[i], state = buf[n + i];
+    const uint64_t old = v[i];
+    const uint64_t now = (old & ~changed) | (state & changed);
+    v[i] = now;
+    uint64_t became_free = now & ~old;  // offered to the queue by the caller
+    while (became_free) {
+      freed_.push_back(static_cast<uint32_t>((off + i) * 64 + std::countr_zero(became_free)));
+      became_free &= became_free - 1;
+    }
+  }
+  free_deltas_.push_back(delta);
+}
+
+void MeghaSim::handle(const sim::Event& e) {
+  const sim::Time now = loop_.now();
+  switch (e.kind) {
+    case kJobArrival: {
+      const sim::Trace& t = *w_.trace;
+      const size_t pos = e.a;  // position in arrival order
+      const uint32_t j = w_.arrival_order[pos];
+      const sim::TraceJob& job = t.jobs[j];
+      rec_.job_arrived(j);
+      const uint32_t gm = job_gm_[j];
+      for (uint32_t i = 0; i < job.num_tasks; ++i) {
+        const uint32_t task = job.first_task + i;
+        if (!w_.runnable[task]) continue;
+        if (!place(gm, task)) {
+          waiting_[gm].push_back(task, w_.task_constraints[task]);
+          ++n_.queued;
+        }
+      }
+      if (pos + 1 < w_.arrival_order.size())
+        loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
+      break;
+    }
+    case kVerify: {  // at the LM
+      const auto task = static_cast<uint32_t>(e.a);
+      const auto slot = static_cast<uint32_t>(e.b);
+      const uint32_t gm = gm_of(task);
+      if (test_bit(truth_.data(), slot)) {
+        clear_bit(truth_.data(), slot);
+        mark_changed(slot, gm);
+        clear_bit(dirty(gm), slot);  // gm knows; see the header
+        ++n_.launches;
+        loop_.after(p_.network_delay, this, kLaunch, task, slot);
+      } else {
+        ++n_.inconsistencies;
+        const uint32_t grp = group_of(slot);
+        if (grp % gms_ == gm) ++n_.inconsistencies_internal;
+        const uint32_t delta = take_delta(grp / gms_, gm);
+        loop_.after(p_.network_delay, this, kReject, task, pack(delta, slot));
+      }
+      break;
+    }
+    case kReject: {  // at the GM
+      const auto task = static_cast<uint32_t>(e.a);
+      const uint32_t slot = lo32(e.b);
+      const uint32_t gm = gm_of(task);
+      freed_.clear();
+      apply_delta(gm, group_of(slot) / gms_, hi32(e.b));
+      clear_bit(view(gm), slot);  // the rejection itself says it is busy
+      // The rejected task is the oldest: retry it on the refreshed view first, else it goes back
+      // to the head of the queue; then the freed workers go to the queue.
+      if (place(gm, task)) {
+        ++n_.retries_placed;
+      } else {
+        waiting_[gm].push_front(task, w_.task_constraints[task]);
+        ++n_.queued;
+      }
+      offer_freed(gm);
+      break;
+    }
+    case kLaunch: {  // at the worker
+      const auto task = static_cast<uint32_t>(e.a);
+      rec_.task_started(task, now);
+      loop_.after(w_.trace->task_duration[task], this, kTaskEnd, task, e.b);
+      break;
+    }
+    case kTaskEnd:
+      rec_.task_ended(now);
+      loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+      break;
+    case kCompletion: {  // the worker's message reaches its LM and the task's GM
+      const auto task = static_cast<uint32_t>(e.a);
+      const auto slot = static_cast<uint32_t>(e.b);
+      const uint32_t gm = gm_of(task);
+      ++n_.completions;
+      set_bit(truth_.data(), slot);
+      mark_changed(slot, gm);  // §4.4: not reported to gm by status updates
+      rec_.task_reported(task_job_[task], now);
+      offer(gm, slot);
+      break;
+    }
+    case kHeartbeat:
+      for (uint32_t lm = 0; lm < lms_; ++lm)
+        for (uint32_t g = 0; g < gms_; ++g) {
+          ++n_.status_updates;
+          loop_.after(p_.network_delay, this, kStatusUpdate, take_delta(lm, g), pack(g, lm));
+        }
+      if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat);
+      break;
+    case kStatusUpdate: {
+      const uint32_t gm = hi32(e.b), lm = lo32(e.b);
+      freed_.clear();
+      apply_delta(gm, lm, static_cast<uint32_t>(e.a));
+      offer_freed(gm);
+      break;
+    }
+    case kSample:
+      rec_.sample(now, queued());
+      if (!rec_.all_done()) loop_.after(p_.sample_interval, this, kSample);
+      break;
+  }
+}
+
+}  // namespace orrery::federated

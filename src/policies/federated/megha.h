@@ -1,0 +1,140 @@
+// Megha (paper §2.1, §4.1.1, §4.4) as actors on the simulator's event loop.
+//
+// Global Managers (GMs) match tasks to workers using an eventually-consistent view of worker
+// availability in the whole data centre; Local Managers (LMs) own the truth for their cluster,
+// validate each mapping and launch the task or reject it. Each LM's cluster has one partition per
+// GM (the GM's internal partition); a GM searches its internal partitions first, then the external
+// ones (in LM order, then partition order), with Algorithm 1 and Random or Minimum Constraints.
+//
+// Messages (each takes the one-way network delay):
+//   GM -> LM   verify(task, worker)         LM validates; busy worker = inconsistency
+//   LM -> GM   reject(task, worker, delta)  the LM's changes since its last update to that GM
+//                                           are piggybacked; the GM updates its view and retries
+//   LM -> worker launch(task)
+//   worker -> LM and -> GM  completion      the LM frees the worker; the GM learns the job's
+//                                           progress and, per §4.4, that its own task's worker
+//                                           is free (it offers it to its queue first)
+//   LM -> GM   status update every heartbeat (5 s): per-GM delta (§4.4), never including workers
+//              freed by that GM's own tasks
+// Deltas carry, for each worker whose state changed since the last update to that GM, its state
+// when the message is sent. When the LM accepts GM g's mapping on a worker it forgets any
+// pending change of that worker for g (g knows it is busy, and will learn it is free from its
+// completion message), so a stale "busy" can never arrive after the completion and hide a free
+// worker from g forever.
+//
+// A GM's waiting tasks are FIFO; a worker that becomes free in the GM's view goes to the earliest
+// waiting task it can run (PendingTasks). A rejected task goes back to the head of the queue after
+// one immediate retry on the refreshed view. Jobs are assigned to GMs round-robin.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.h"
+#include "policies/federated/cluster_config.h"
+#include "policies/federated/matcher.h"
+#include "policies/federated/pending_tasks.h"
+#include "policies/federated/recorder.h"
+#include "policies/federated/sim_params.h"
+#include "policies/federated/workload.h"
+#include "sim/event_loop.h"
+
+namespace orrery::federated {
+
+struct MeghaCounters {
+  uint64_t verify_requests = 0;
+  uint64_t inconsistencies = 0;           // mappings rejected by an LM (worker already busy)
+  uint64_t inconsistencies_internal = 0;  // ... of which in the GM's internal partitions
+  uint64_t launches = 0;
+  uint64_t completions = 0;
+  uint64_t status_updates = 0;  // heartbeat messages LM -> GM
+  uint64_t retries_placed = 0;  // rejected tasks placed again immediately
+  uint64_t queued = 0;          // times a task had to wait in a GM queue
+};
+
+class MeghaSim final : public sim::EventTarget {
+ public:
+  MeghaSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c, const SimParams& p,
+           Recorder& rec);
+
+  // Schedules job arrivals, heartbeats and sampling; then run the loop.
+  void start();
+  void handle(const sim::Event& e) override;
+
+  const MeghaCounters& counters() const { return n_; }
+  size_t queued() const;  // tasks waiting in GM queues
+
+  // Introspection (tests, diagnostics). Workers are named by slot (see below).
+  uint32_t slot_of(uint32_t partition, uint32_t index) const { return partition * stride_ + index; }
+  bool lm_sees_free(uint32_t slot) const { return test_bit(truth_.data(), slot); }
+  bool gm_sees_free(uint32_t gm, uint32_t slot) const {
+    return test_bit(view_.data() + static_cast<size_t>(gm) * total_words_, slot);
+  }
+  // True when the worker's state will be in the next delta its LM sends to gm.
+  bool change_pending(uint32_t gm, uint32_t slot) const {
+    return test_bit(dirty_.data() + static_cast<size_t>(gm) * total_words_, slot);
+  }
+
+ private:
+  enum Kind : uint32_t {
+    kJobArrival,
+    kVerify,
+    kReject,
+    kLaunch,
+    kTaskEnd,
+    kCompletion,
+    kHeartbeat,
+    kStatusUpdate,
+    kSample
+  };
+  static constexpr uint32_t kNoDelta = 0xffffffffu;
+
+  // Workers are named by "slot": their bit position in a data-centre-wide vector whose
+  // partitions each take words_ whole words (slot = partition * stride_ + index).
+  uint32_t gm_of(uint32_t task) const { return job_gm_[task_job_[task]]; }
+  uint32_t group_of(uint32_t slot) const { return slot / stride_; }
+  ConstraintMask mask_of(uint32_t slot) const {
+    return c_.groups.worker_mask(slot / stride_, slot % stride_);
+  }
+  uint64_t* view(uint32_t gm) { return view_.data() + static_cast<size_t>(gm) * total_words_; }
+  uint64_t* dirty(uint32_t gm) { return dirty_.data() + static_cast<size_t>(gm) * total_words_; }
+
+  // GM side.
+  bool place(uint32_t gm, uint32_t task);  // Algorithm 1 over the GM's search order
+  void send_verify(uint32_t task, uint32_t slot);
+  // A worker became free in gm's view (its bit is clear): it goes to the earliest waiting task
+  // it can run, else its view bit is set.
+  void offer(uint32_t gm, uint32_t slot);
+  // Offers the workers apply_delta() freed that are still free in gm's view.
+  void offer_freed(uint32_t gm);
+  // Applies an LM delta to gm's view; appends the workers that became free to `freed_`.
+  void apply_delta(uint32_t gm, uint32_t lm, uint32_t delta);
+  // LM side.
+  uint32_t take_delta(uint32_t lm, uint32_t gm);  // kNoDelta when nothing changed
+  void mark_changed(uint32_t slot, uint32_t except_gm);
+
+  sim::EventLoop& loop_;
+  const Workload& w_;
+  const ClusterConfig& c_;
+  SimParams p_;
+  Recorder& rec_;
+  Matcher matcher_;
+  const uint32_t gms_, lms_, q_;  // GMs, LMs, workers per partition
+  const size_t words_;            // words per partition vector
+  const size_t total_words_;      // words per data-centre vector (all partitions)
+  const uint32_t stride_;         // slots per partition (words_ * 64)
+  std::vector<uint32_t> task_job_;
+  std::vector<uint32_t> job_gm_;
+  std::vector<std::vector<uint32_t>> order_;   // [gm] partitions in search order
+  std::vector<uint64_t> truth_;                // LMs' availability, all partitions
+  std::vector<uint64_t> view_;                 // [gm] availability as the GM believes it
+  std::vector<uint64_t> dirty_;                // [gm] workers changed since the last update
+  std::vector<PendingTasks> waiting_;          // [gm]
+  std::vector<Rng> rng_;                       // [gm]
+  std::vector<std::vector<uint64_t>> deltas_;  // in-flight delta payloads
+  std::vector<uint32_t> free_deltas_;
+  std::vector<uint32_t> freed_;  // scratch for apply_delta
+  MeghaCounters n_;
+};
+
+}  // namespace orrery::federated

@@ -1,0 +1,222 @@
+#include "policies/federated/pigeonc.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace orrery::federated {
+
+MasterChooser::MasterChooser(const WorkerGroups& clusters, CsCounting counting) {
+  cs_.resize(clusters.groups());
+  for (uint32_t i = 0; i < clusters.groups(); ++i) {
+    std::map<ConstraintMask, uint32_t> counts;  // ordered: CS_i by ascending set
+    for (uint32_t w = 0; w < clusters.group_size(); ++w) {
+      const ConstraintMask m = clusters.worker_mask(i, w);
+      if (counting == CsCounting::kPaper) {
+        ++counts[m];
+        continue;
+      }
+      bool merged = false;  // kReference: worker order matters, as in the reference
+      for (auto& [set, count] : counts)
+        if ((m & set) == m) {
+          ++count;
+          merged = true;
+        }
+      if (!merged) counts[m] = 1;
+    }
+    cs_[i].assign(counts.begin(), counts.end());
+  }
+}
+
+uint64_t MasterChooser::weight(uint32_t i, ConstraintMask task) const {
+  uint64_t n = 0;
+  for (const auto& [set, count] : cs_[i])
+    if ((set & task) == task) n += count;  // C_T ⊆ X
+  return n;
+}
+
+std::span<const uint32_t> MasterChooser::cumulative(ConstraintMask task) {
+  const size_t m = cs_.size();
+  auto [it, inserted] = offset_.try_emplace(task, cum_.size());
+  if (inserted) {
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < m; ++i) cum_.push_back(static_cast<uint32_t>(s += weight(i, task)));
+  }
+  return {cum_.data() + it->second, m};
+}
+
+int32_t MasterChooser::choose(ConstraintMask task, Rng& rng) {
+  std::span<const uint32_t> cum = cumulative(task);
+  const uint32_t total = cum.empty() ? 0 : cum.back();
+  if (total == 0) return -1;
+  const auto r = static_cast<uint32_t>(rng.below(total));
+  return static_cast<int32_t>(std::upper_bound(cum.begin(), cum.end(), r) - cum.begin());
+}
+
+void FairQueue::push(uint32_t task, ConstraintMask constraints, bool short_job) {
+  (short_job ? short_ : long_).push_back(task, constraints);
+}
+
+int64_t FairQueue::take_for(ConstraintMask worker) {
+  const bool long_turn = !long_.empty() && static_cast<double>(shorts_since_long_) >= fqw_;
+  if (!long_turn && !short_.empty()) {
+    const int64_t t = short_.take_for(worker);
+    if (t != PendingTasks::kNone) {
+      ++shorts_since_long_;
+      return t;
+    }
+  }
+  if (!long_.empty()) {
+    const int64_t t = long_.take_for(worker);
+    if (t != PendingTasks::kNone) {
+      shorts_since_long_ = 0;
+      return t;
+    }
+  }
+  if (long_turn && !short_.empty()) {  // no long task fits this worker
+    const int64_t t = short_.take_for(worker);
+    if (t != PendingTasks::kNone) {
+      ++shorts_since_long_;
+      return t;
+    }
+  }
+  return PendingTasks::kNone;
+}
+
+PigeonCSim::PigeonCSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c,
+                       const SimParams& p, Recorder& rec, double cutoff_s, CsCounting counting)
+    : loop_(loop),
+      w_(w),
+      c_(c),
+      p_(p),
+      rec_(rec),
+      matcher_(c.groups),
+      chooser_(c.groups, counting),
+      masters_(c.groups.groups()),
+      distributors_(std::max<uint32_t>(1, c.num_distributors)),
+      words_(c.groups.words()),
+      stride_(static_cast<uint32_t>(c.groups.words() * 64)) {
+  if (p_.heartbeat <= 0) p_.heartbeat = kPigeonHeartbeat;
+  const sim::Trace& t = *w.trace;
+  task_job_.resize(t.task_count());
+  job_short_.resize(t.jobs.size());
+  for (uint32_t j = 0; j < t.jobs.size(); ++j) {
+    std::fill_n(task_job_.begin() + t.jobs[j].first_task, t.jobs[j].num_tasks, j);
+    job_short_[j] = t.jobs[j].mean_task_duration_s < cutoff_s;
+  }
+  avail_.resize(static_cast<size_t>(masters_) * words_);
+  for (uint32_t m = 0; m < masters_; ++m)
+    std::copy_n(c.groups.full(), words_, avail_.begin() + static_cast<ptrdiff_t>(m * words_));
+  queues_.assign(masters_, FairQueue(c.fqw));
+  for (uint32_t m = 0; m < masters_; ++m)
+    master_rng_.push_back(Rng::derive(p_.seed, "pigeonc/master/" + std::to_string(m)));
+  for (uint32_t d = 0; d < distributors_; ++d)
+    dist_rng_.push_back(Rng::derive(p_.seed, "pigeonc/distributor/" + std::to_string(d)));
+  idle_count_.assign(masters_, c.groups.group_size());
+  idle_seen_.assign(static_cast<size_t>(distributors_) * masters_, c.groups.group_size());
+}
+
+size_t PigeonCSim::queued() const {
+  size_t n = 0;
+  for (const FairQueue& q : queues_) n += q.size();
+  return n;
+}
+
+void PigeonCSim::start() {
+  if (w_.arrival_order.empty()) return;
+  const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
+  loop_.at(first, this, kHeartbeat);
+  loop_.at(first, this, kSample);
+  loop_.at(first, this, kJobArrival, 0);
+}
+
+void PigeonCSim::free_worker(uint32_t master, uint32_t slot) {
+  const uint32_t i = slot - master * stride_;
+  const int64_t t = queues_[master].size()
+                        ? queues_[master].take_for(c_.groups.worker_mask(master, i))
+                        : PendingTasks::kNone;
+  if (t == PendingTasks::kNone) {
+    set_bit(avail_.data(), slot);
+    ++idle_count_[master];
+    return;
+  }
+  ++n_.launches;
+  loop_.after(p_.network_delay, this, kLaunch, static_cast<uint64_t>(t), slot);
+}
+
+void PigeonCSim::handle(const sim::Event& e) {
+  const sim::Time now = loop_.now();
+  switch (e.kind) {
+    case kJobArrival: {  // at a Distributor
+      const sim::Trace& t = *w_.trace;
+      const size_t pos = e.a;
+      const uint32_t j = w_.arrival_order[pos];
+      const sim::TraceJob& job = t.jobs[j];
+      rec_.job_arrived(j);
+      Rng& rng = dist_rng_[j % distributors_];
+      for (uint32_t i = 0; i < job.num_tasks; ++i) {
+        const uint32_t task = job.first_task + i;
+        if (!w_.runnable[task]) continue;
+        const int32_t m = chooser_.choose(w_.task_constraints[task], rng);
+        ++n_.tasks_to_masters;
+        loop_.after(p_.network_delay, this, kToMaster, task, static_cast<uint64_t>(m));
+      }
+      if (pos + 1 < w_.arrival_order.size())
+        loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
+      break;
+    }
+    case kToMaster: {
+      const auto task = static_cast<uint32_t>(e.a);
+      const auto m = static_cast<uint32_t>(e.b);
+      uint64_t* avail = avail_.data() + static_cast<size_t>(m) * words_;
+      const int32_t i =
+          matcher_.match(m, avail, w_.task_constraints[task], p_.pick, master_rng_[m]);
+      if (i >= 0) {
+        clear_bit(avail, static_cast<size_t>(i));
+        --idle_count_[m];
+        ++n_.launches;
+        loop_.after(p_.network_delay, this, kLaunch, task, m * stride_ + static_cast<uint32_t>(i));
+      } else {
+        const bool is_short = job_short_[task_job_[task]];
+        queues_[m].push(task, w_.task_constraints[task], is_short);
+        ++(is_short ? n_.queued_short : n_.queued_long);
+      }
+      break;
+    }
+    case kLaunch: {
+      const auto task = static_cast<uint32_t>(e.a);
+      rec_.task_started(task, now);
+      loop_.after(w_.trace->task_duration[task], this, kTaskEnd, task, e.b);
+      break;
+    }
+    case kTaskEnd:
+      rec_.task_ended(now);
+      loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+      break;
+    case kCompletion: {  // reaches the Master and the job's Distributor
+      const auto task = static_cast<uint32_t>(e.a);
+      const auto slot = static_cast<uint32_t>(e.b);
+      ++n_.completions;
+      free_worker(slot / stride_, slot);
+      rec_.task_reported(task_job_[task], now);
+      break;
+    }
+    case kHeartbeat:
+      for (uint32_t m = 0; m < masters_; ++m) {
+        n_.heartbeats += distributors_;
+        loop_.after(p_.network_delay, this, kMasterReport, m, idle_count_[m]);
+      }
+      if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat);
+      break;
+    case kMasterReport:
+      for (uint32_t d = 0; d < distributors_; ++d)
+        idle_seen_[static_cast<size_t>(d) * masters_ + e.a] = static_cast<uint32_t>(e.b);
+      break;
+    case kSample:
+      rec_.sample(now, queued());
+      if (!rec_.all_done()) loop_.after(p_.sample_interval, this, kSample);
+      break;
+  }
+}
+
+}  // namespace orrery::federated

@@ -1,0 +1,144 @@
+// PigeonC (paper §2.2, §4.1.2, §4.2) as actors on the simulator's event loop.
+//
+// Distributors spread each job's tasks over the Masters: for task T with constraints C_T, Master
+// i is chosen by weighted random selection with weight count_i = sum of cs_X over the constraint
+// sets X of CS_i (the occurrences of each distinct machine-constraint set in cluster i) with
+// C_T ⊆ X — i.e. in proportion to the workers of cluster i that can run T (MasterChooser).
+// A Master places a task on an idle suitable worker of its own cluster (Algorithm 1, Random or
+// Minimum Constraints) or queues it: short jobs (mean task duration < cutoff) in the high-priority
+// queue, long ones in the low-priority queue. A freed worker is handed out with weighted fair
+// queuing (FairQueue): one long task per FQW short tasks, and a long task whenever no waiting
+// short task can use the worker. There is no worker reservation (§4.2).
+//
+// Messages (each takes the one-way network delay): distributor -> master (task),
+// master -> worker (launch), worker -> master and -> distributor (completion; the job finishes
+// when its distributor has heard of every task), and every 10 s a master heartbeat to every
+// distributor (its idle workers and queue lengths; PigeonC's distributors keep it but choose
+// masters from CS_i alone, as the paper describes). Jobs are assigned to distributors
+// round-robin.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/rng.h"
+#include "policies/federated/cluster_config.h"
+#include "policies/federated/matcher.h"
+#include "policies/federated/pending_tasks.h"
+#include "policies/federated/recorder.h"
+#include "policies/federated/sim_params.h"
+#include "policies/federated/workload.h"
+#include "sim/event_loop.h"
+
+namespace orrery::federated {
+
+// How CS_i counts constraint-set occurrences.
+enum class CsCounting : uint8_t {
+  kPaper,  // §4.2: each distinct machine-constraint set with its number of workers
+  // As the published PigeonC simulator builds it (pigeon_sim/simulation.py): a worker whose set
+  // is a subset of sets already recorded adds 1 to every such set instead of recording its own.
+  // Weights then also count workers that cannot run the task. For comparison runs only.
+  kReference,
+};
+
+// The Distributors' CS_i structures and weighted random Master selection.
+class MasterChooser {
+ public:
+  explicit MasterChooser(const WorkerGroups& clusters, CsCounting counting = CsCounting::kPaper);
+
+  // CS_i: (distinct machine-constraint set, occurrences) of cluster i, by ascending set.
+  std::span<const std::pair<ConstraintMask, uint32_t>> constraint_sets(uint32_t i) const {
+    return cs_[i];
+  }
+  // count_i for a task with constraints `task`.
+  uint64_t weight(uint32_t i, ConstraintMask task) const;
+  // Cumulative weights over the Masters (cached per distinct constraint set).
+  std::span<const uint32_t> cumulative(ConstraintMask task);
+  // Weighted random choice; -1 when no Master can run the task.
+  int32_t choose(ConstraintMask task, Rng& rng);
+
+ private:
+  std::vector<std::vector<std::pair<ConstraintMask, uint32_t>>> cs_;
+  std::unordered_map<ConstraintMask, size_t> offset_;  // lookups only
+  std::vector<uint32_t> cum_;                          // [cached set][master]; at most 2^32 workers
+};
+
+// A Master's two queues with weighted fair queuing (§4.2).
+class FairQueue {
+ public:
+  explicit FairQueue(double fqw = 20) : fqw_(fqw) {}
+
+  void push(uint32_t task, ConstraintMask constraints, bool short_job);
+  // The task that gets a freed worker with constraint set `worker`, or PendingTasks::kNone:
+  // a short task unless FQW short tasks have gone since the last long one (and a long task
+  // waits); a long task when no waiting short task fits the worker.
+  int64_t take_for(ConstraintMask worker);
+
+  size_t size() const { return short_.size() + long_.size(); }
+  size_t short_size() const { return short_.size(); }
+  size_t long_size() const { return long_.size(); }
+
+ private:
+  PendingTasks short_, long_;
+  double fqw_;
+  uint64_t shorts_since_long_ = 0;
+};
+
+struct PigeonCounters {
+  uint64_t tasks_to_masters = 0;
+  uint64_t launches = 0;
+  uint64_t completions = 0;
+  uint64_t heartbeats = 0;  // master -> distributor messages
+  uint64_t queued_short = 0, queued_long = 0;
+};
+
+class PigeonCSim final : public sim::EventTarget {
+ public:
+  PigeonCSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c, const SimParams& p,
+             Recorder& rec, double cutoff_s, CsCounting counting = CsCounting::kPaper);
+
+  void start();
+  void handle(const sim::Event& e) override;
+
+  const PigeonCounters& counters() const { return n_; }
+  size_t queued() const;
+
+ private:
+  enum Kind : uint32_t {
+    kJobArrival,
+    kToMaster,
+    kLaunch,
+    kTaskEnd,
+    kCompletion,
+    kHeartbeat,
+    kMasterReport,
+    kSample
+  };
+
+  void free_worker(uint32_t master, uint32_t slot);
+
+  sim::EventLoop& loop_;
+  const Workload& w_;
+  const ClusterConfig& c_;
+  SimParams p_;
+  Recorder& rec_;
+  Matcher matcher_;
+  MasterChooser chooser_;
+  const uint32_t masters_, distributors_;
+  const size_t words_;
+  const uint32_t stride_;  // slot = master * stride_ + worker index
+  std::vector<uint32_t> task_job_;
+  std::vector<uint8_t> job_short_;
+  std::vector<uint64_t> avail_;       // [master][word]
+  std::vector<FairQueue> queues_;     // [master]
+  std::vector<Rng> master_rng_;       // [master]
+  std::vector<Rng> dist_rng_;         // [distributor]
+  std::vector<uint32_t> idle_seen_;   // [distributor][master] from heartbeats
+  std::vector<uint32_t> idle_count_;  // [master]
+  PigeonCounters n_;
+};
+
+}  // namespace orrery::federated

@@ -1,0 +1,161 @@
+#include "policies/federated/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "policies/federated/megha.h"
+#include "policies/federated/pigeonc.h"
+#include "policies/federated/recorder.h"
+
+namespace orrery::federated {
+
+namespace {
+
+std::string trace_stem(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.size() > 3 && name.ends_with(".tr")) name.resize(name.size() - 3);
+  return name;
+}
+
+sim::Time auto_sample_interval(const Workload& w) {
+  const sim::Trace& t = *w.trace;
+  if (t.jobs.empty()) return sim::kSecond;
+  sim::Time lo = t.jobs[0].arrival, hi = lo, longest = 0;
+  for (const sim::TraceJob& j : t.jobs) {
+    lo = std::min(lo, j.arrival);
+    hi = std::max(hi, j.arrival);
+    longest = std::max(longest, j.longest_task);
+  }
+  const sim::Time horizon = hi - lo + longest;
+  const sim::Time per = (horizon + 19'999) / 20'000;
+  return std::max<sim::Time>(sim::kSecond, (per + sim::kSecond - 1) / sim::kSecond * sim::kSecond);
+}
+
+}  // namespace
+
+std::string profile_name(Arch arch, Pick pick) {
+  return std::string(arch_name(arch)) + "_" + std::string(pick_name(pick));
+}
+
+RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOptions& o) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cutoff = o.cutoff_s                 ? *o.cutoff_s
+                        : c.arch == Arch::kPigeonC ? c.cutoff_s
+                                                   : kDefaultCutoff;
+  SimParams p;
+  p.pick = o.pick;
+  p.seed = o.seed;
+  p.network_delay = o.network_delay;
+  p.heartbeat = o.heartbeat;
+  p.sample_interval = o.sample_interval > 0 ? o.sample_interval : auto_sample_interval(w);
+
+  sim::EventLoop loop;
+  Recorder rec(w, c.workers(), cutoff);
+  sim::Json cluster;
+  cluster["config"] = c.source;
+  cluster["arch"] = std::string(arch_name(c.arch));
+  cluster["match"] = o.pick == Pick::kRandom ? "random" : "minc";
+  cluster["workers"] = c.workers();
+  cluster["workers_per_partition"] = c.groups.group_size();
+  cluster["constraints"] = c.groups.constraints();
+  cluster["replicas"] = c.replicas;
+  cluster["network_delay_s"] = sim::to_seconds(p.network_delay);
+  cluster["cutoff_s"] = cutoff;
+  sim::Json messages;
+  uint64_t inconsistencies = 0;
+  if (c.arch == Arch::kMegha) {
+    MeghaSim s(loop, w, c, p, rec);
+    s.start();
+    loop.run_until();
+    const MeghaCounters& n = s.counters();
+    cluster["gms"] = c.num_gms;
+    cluster["lms"] = c.num_lms;
+    cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kMeghaHeartbeat);
+    inconsistencies = n.inconsistencies;
+    messages["verify_requests"] = n.verify_requests;
+    messages["rejections"] = n.inconsistencies;
+    messages["launches"] = n.launches;
+    messages["completions"] = 2 * n.completions;  // to the LM and to the GM
+    messages["status_updates"] = n.status_updates;
+    messages["inconsistencies_internal"] = n.inconsistencies_internal;
+    messages["inconsistencies_external"] = n.inconsistencies - n.inconsistencies_internal;
+    messages["retries_placed"] = n.retries_placed;
+    messages["tasks_queued"] = n.queued;
+  } else {
+    PigeonCSim s(loop, w, c, p, rec, cutoff,
+                 o.reference_cs ? CsCounting::kReference : CsCounting::kPaper);
+    s.start();
+    loop.run_until();
+    const PigeonCounters& n = s.counters();
+    cluster["distributors"] = c.num_distributors;
+    cluster["masters"] = c.num_masters;
+    cluster["fqw"] = c.fqw;
+    cluster["cs_counting"] = o.reference_cs ? "reference" : "paper";
+    cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kPigeonHeartbeat);
+    messages["tasks_to_masters"] = n.tasks_to_masters;
+    messages["launches"] = n.launches;
+    messages["completions"] = 2 * n.completions;  // to the Master and to the Distributor
+    messages["heartbeats"] = n.heartbeats;
+    messages["tasks_queued_short"] = n.queued_short;
+    messages["tasks_queued_long"] = n.queued_long;
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  RunOutput out;
+  out.jobs = rec.job_records();
+  out.inconsistencies = inconsistencies;
+  sim::Json& s = out.summary;
+  s["scenario"] = o.scenario.empty() ? trace_stem(w.trace->source) : o.scenario;
+  s["profile"] = profile_name(c.arch, o.pick);
+  s["seed"] = o.seed;
+  s["sim_time_s"] = sim::to_seconds(loop.now());
+  s["wall_time_s"] = o.wall_clock ? wall : 0.0;
+  s["events"] = loop.processed();
+  s["jobs"] = sim::jobs_summary(out.jobs);
+  s["pods"] = rec.tasks_json();
+  s["utilization"] = rec.utilization_json();
+  s["inconsistencies"] = inconsistencies;
+  s["short_jobs"] = rec.jobs_json(out.jobs, true);
+  s["long_jobs"] = rec.jobs_json(out.jobs, false);
+  s["cluster"] = std::move(cluster);
+  s["messages"] = std::move(messages);
+  s["unsatisfiable"] = w.unsatisfiable_json();
+  out.timeseries_csv = rec.timeseries_csv();
+  out.util_samples = rec.util_samples();
+  return out;
+}
+
+RunOutput run_request(const SimRequest& req) {
+  if (req.replicate < 1) throw InputError("--replicate: expected a positive integer");
+  ClusterConfig c = load_cluster_config(req.cluster_config, req.arch);
+  if (req.replicate > 1) c = replicate(c, req.replicate);
+  std::string model_path = req.task_model;
+  if (model_path.empty()) {
+    const size_t slash = req.cluster_config.find_last_of('/');
+    model_path =
+        (slash == std::string::npos ? std::string() : req.cluster_config.substr(0, slash + 1)) +
+        "task_constraint_model.json";
+  }
+  const TaskConstraintModel model = load_task_model(model_path);
+  auto trace = std::make_shared<const sim::Trace>(sim::read_trace(req.trace));
+  std::vector<ConstraintOverride> overrides;
+  if (!req.task_constraints.empty())
+    overrides = load_task_constraints(req.task_constraints, *trace, c.groups.constraints());
+  const Workload w = make_workload(trace, model, req.options.seed, c, overrides);
+  RunOutput r = run_federated(w, c, req.options);
+  if (!req.out.empty()) write_run(r, req.out);
+  return r;
+}
+
+void write_run(const RunOutput& r, const std::string& dir) {
+  make_dirs(dir);
+  write_file_atomic(dir + "/jobs.csv", sim::jobs_csv(r.jobs));
+  write_file_atomic(dir + "/timeseries.csv", r.timeseries_csv);
+  write_file_atomic(dir + "/summary.json", r.summary.dump(2) + "\n");
+}
+
+}  // namespace orrery::federated

@@ -1,0 +1,111 @@
+#include "policies/federated/megha.h"
+
+#include <gtest/gtest.h>
+
+#include "fixtures.h"
+#include "policies/federated/run.h"
+
+namespace orrery::federated {
+namespace {
+
+// One LM, two GMs, one worker per partition. Only worker 0 (GM 0's internal partition)
+// satisfies constraint 0; both jobs (one per GM, both at t = 0) have one 1-s task needing it.
+struct Race {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"1"}, {"0"}}}), "race.json");
+  Workload w = make_workload(testing::trace("0 1 1 1\n0 1 1 1\n"), testing::no_constraints(1), 1, c,
+                             std::vector<ConstraintOverride>{{0, 0, 1}, {1, 0, 1}});
+};
+
+// Two GMs race for one worker: exactly one mapping is accepted, the other is rejected (one
+// inconsistency), the loser retries and runs once it learns the worker is free again.
+TEST(Megha, TwoGmsRacingForOneWorkerOneWinsTheOtherRetries) {
+  Race r;
+  RunOptions o;
+  o.wall_clock = false;
+  RunOutput out = run_federated(r.w, r.c, o);
+  EXPECT_EQ(out.inconsistencies, 1u);
+  EXPECT_EQ(out.summary["messages"]["verify_requests"], 3);  // 2 racing + 1 retry
+  EXPECT_EQ(out.summary["messages"]["retries_placed"], 0);   // nothing else was free
+  ASSERT_EQ(out.jobs.size(), 2u);
+  // Winner (GM 0, internal partition): verify 0.5 ms, launch 1 ms, runs 1 s, reported +0.5 ms.
+  EXPECT_EQ(out.jobs[0].finish, 1'001'500);
+  EXPECT_NEAR(out.jobs[0].delay_s(), 0.0015, 1e-12);
+  // Loser (GM 1, external partition): learns the worker is free from the 5 s heartbeat
+  // (arrives 5.0005), maps it again: verify 5.001, launch 5.0015, ends 6.0015, reported 6.002.
+  EXPECT_EQ(out.jobs[1].finish, 6'002'000);
+  EXPECT_EQ(out.summary["messages"]["inconsistencies_external"], 1);
+}
+
+TEST(Megha, HeartbeatPeriodBoundsTheLosersWait) {
+  Race r;
+  RunOptions o;
+  o.heartbeat = sim::kSecond;
+  RunOutput out = run_federated(r.w, r.c, o);
+  // The worker frees at 1.0015; the heartbeat at 2 s tells GM 1: reported at 3.002.
+  EXPECT_EQ(out.jobs[1].finish, 3'002'000);
+}
+
+// §4.4: status updates carry per-GM changes, and a worker freed by a GM's own task reaches that
+// GM only through the completion message.
+TEST(Megha, DeltasExcludeChangesAGmAlreadyKnows) {
+  Race r;
+  sim::EventLoop loop;
+  Recorder rec(r.w, r.c.workers(), 2.0);
+  SimParams p;
+  MeghaSim s(loop, r.w, r.c, p, rec);
+  s.start();
+  const uint32_t w0 = s.slot_of(0, 0);
+  loop.run_until(600);  // both verifies processed at 0.5 ms
+  EXPECT_FALSE(s.lm_sees_free(w0));
+  EXPECT_FALSE(s.change_pending(0, w0));  // GM 0 made the change
+  // GM 1 was told in the rejection (its pending change went out piggybacked).
+  EXPECT_FALSE(s.change_pending(1, w0));
+  loop.run_until(1'100);  // rejection processed at 1 ms
+  EXPECT_FALSE(s.gm_sees_free(1, w0));
+  EXPECT_EQ(s.queued(), 1u);
+  loop.run_until(1'001'600);  // completion at 1.0015 s
+  EXPECT_TRUE(s.lm_sees_free(w0));
+  EXPECT_TRUE(s.gm_sees_free(0, w0));     // from its own completion message
+  EXPECT_FALSE(s.change_pending(0, w0));  // never in GM 0's status updates
+  EXPECT_TRUE(s.change_pending(1, w0));   // GM 1 learns at the next heartbeat
+  EXPECT_FALSE(s.gm_sees_free(1, w0));
+  loop.run_until(5'000'600);  // heartbeat at 5 s, delivered at 5.0005: GM 1 maps it at once
+  EXPECT_FALSE(s.change_pending(1, w0));
+  EXPECT_EQ(s.queued(), 0u);
+  loop.run_until();
+  EXPECT_TRUE(rec.all_done());
+}
+
+// Without constraints and with free workers, every job's delay is the three message delays.
+TEST(Megha, UnconstrainedLightLoadDelayIsThreeMessages) {
+  ClusterConfig c = parse_cluster_config(
+      testing::megha_json({{{"1111"}, {"1111"}}, {{"1111"}, {"1111"}}}), "c.json");
+  Workload w = make_workload(testing::trace("0 3 1 1 2 3\n1 2 1 1 1\n2.5 1 4 4\n"),
+                             testing::no_constraints(1), 1, c);
+  for (Pick pick : {Pick::kRandom, Pick::kMinConstraints}) {
+    RunOptions o;
+    o.pick = pick;
+    RunOutput out = run_federated(w, c, o);
+    ASSERT_EQ(out.jobs.size(), 3u);
+    for (const sim::JobRecord& j : out.jobs) EXPECT_EQ(j.finish - j.arrival - j.ideal, 1'500);
+    EXPECT_EQ(out.inconsistencies, 0u);
+  }
+}
+
+// GMs search their internal partitions first: with room everywhere, no mapping lands in
+// another GM's partition, so no inconsistency can arise.
+TEST(Megha, InternalPartitionsFirst) {
+  ClusterConfig c = parse_cluster_config(
+      testing::megha_json({{{"11111111"}, {"11111111"}, {"11111111"}}}), "c.json");
+  std::string tr;
+  // 10 jobs x 2 tasks, round-robin over 3 GMs: at most 8 tasks per GM, 8 workers per partition.
+  for (int j = 0; j < 10; ++j) tr += std::to_string(j * 0.001) + " 2 1 1 1\n";
+  Workload w = make_workload(testing::trace(tr), testing::no_constraints(1), 1, c);
+  RunOptions o;
+  RunOutput out = run_federated(w, c, o);
+  EXPECT_EQ(out.inconsistencies, 0u);
+  EXPECT_EQ(out.summary["jobs"]["delay_p99_s"], 0.0015);
+}
+
+}  // namespace
+}  // namespace orrery::federated
