@@ -1,6 +1,7 @@
 #include "core/cluster_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -8,7 +9,12 @@
 namespace orrery {
 namespace {
 constexpr uint32_t kNotCounted = ~uint32_t{0};
-}
+
+// Node epochs are unique across all ClusterState objects, so a cache keyed on an epoch can never
+// mistake one state for another.
+std::atomic<uint64_t> g_node_epoch{0};
+uint64_t next_node_epoch() { return g_node_epoch.fetch_add(1, std::memory_order_relaxed) + 1; }
+}  // namespace
 
 std::optional<NodeId> ClusterState::find_node(std::string_view name) const {
   auto it = node_by_name_.find(std::string(name));
@@ -38,6 +44,7 @@ NodeId ClusterState::add_node(Node node) {
   nodes_.push_back(std::move(node));
   set_allocatable(id, nodes_[id].allocatable);
   live_nodes_.push_back(id);
+  node_epoch_ = next_node_epoch();
   return id;
 }
 
@@ -52,6 +59,7 @@ void ClusterState::update_node(NodeId id, Node node) {
   }
   nodes_[id] = std::move(node);
   set_allocatable(id, nodes_[id].allocatable);
+  node_epoch_ = next_node_epoch();
 }
 
 void ClusterState::remove_node(NodeId id) {
@@ -63,6 +71,7 @@ void ClusterState::remove_node(NodeId id) {
   node_by_name_.erase(nodes_[id].name);
   live_nodes_.erase(std::find(live_nodes_.begin(), live_nodes_.end(), id));
   for (int i = 0; i < kMaxResources; ++i) allocatable_[i][id] = 0;
+  node_epoch_ = next_node_epoch();
 }
 
 Resources ClusterState::allocatable_of(NodeId id) const {

@@ -42,6 +42,10 @@ class ClusterState {
   const std::vector<NodeId>& nodes() const { return live_nodes_; }
   size_t node_count() const { return live_nodes_.size(); }
   size_t node_slots() const { return nodes_.size(); }  // every NodeId is < node_slots()
+  // Changes with every add_node / update_node / remove_node (to a value no other state has had),
+  // so plugins can keep per-node derived data (flags, ranks) and rebuild it only when nodes
+  // changed.
+  uint64_t node_epoch() const { return node_epoch_; }
 
   // ---- accounting, indexed by NodeId ----
   const int64_t* allocatable(ResourceId r) const { return allocatable_[r].data(); }
@@ -90,6 +94,7 @@ class ClusterState {
   std::vector<Node> nodes_;
   std::vector<uint8_t> alive_;
   std::vector<NodeId> live_nodes_;
+  uint64_t node_epoch_ = 0;
   std::unordered_map<std::string, NodeId> node_by_name_;
   std::array<std::vector<int64_t>, kMaxResources> allocatable_;
   std::array<std::vector<int64_t>, kMaxResources> requested_;

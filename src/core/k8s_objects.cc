@@ -286,6 +286,9 @@ int32_t builtin_priority(const std::string& cls, bool* found) {
 
 }  // namespace
 
+NodeAffinity parse_node_affinity(const Ctx& c) { return read_node_affinity(c); }
+TopologySpreadConstraint parse_topology_spread_constraint(const Ctx& c) { return read_spread(c); }
+
 PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
                        const std::string& source, const std::string& path) {
   Ctx meta{source, metadata, path.empty() ? "metadata" : path + ".metadata"};

@@ -26,6 +26,10 @@ class Node;
 
 namespace orrery {
 
+namespace yaml {
+struct Ctx;
+}
+
 struct PriorityClass {
   std::string name;
   int32_t value = 0;
@@ -57,6 +61,11 @@ ClusterState build_cluster(const K8sObjects& objects);
 Node parse_node(const YAML::Node& y, const std::string& source, const std::string& path);
 PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec,
                        const std::string& source, const std::string& path);
+
+// Parsers for parts of a pod spec, reused by the scheduler configuration (NodeAffinity's
+// addedAffinity, PodTopologySpread's defaultConstraints). Errors name c's file, line and path.
+NodeAffinity parse_node_affinity(const yaml::Ctx& c);
+TopologySpreadConstraint parse_topology_spread_constraint(const yaml::Ctx& c);
 
 std::string read_text_file(const std::string& path);  // throws InputError when unreadable
 
