@@ -15,6 +15,8 @@ struct CycleContext {
   const PodSpec& spec;
   int64_t now_us;
   Rng& rng;
+  // The node this pod nominated by an earlier preemption (status.nominatedNodeName), if any.
+  NodeId nominated_node = kNoNode;
 };
 
 }  // namespace orrery::fw

@@ -47,7 +47,8 @@ struct Diagnosis {
   std::string pre_filter_message;    // a PreFilter rejected the pod outright
   std::string post_filter_message;   // e.g. "preemption: 0/5 nodes are available: ..."
   std::map<std::string, int> reason_counts;  // reason → number of nodes
-  // "0/N nodes are available: <count reason, ...sorted>." plus the post-filter message.
+  // "0/N nodes are available: <count reason, ...sorted>." then " <post-filter message>" (as
+  // upstream FitError.Error, v1.34).
   std::string message() const;
 };
 

@@ -53,10 +53,13 @@ class FrameworkHandle {
   // The live state, for temporarily removing/re-adding pods; it must be restored before
   // post_filter returns.
   virtual ClusterState& mutable_state() = 0;
-  // Runs the profile's filters for the cycle's pod on one node against the current state,
-  // telling PreFilter state about pods removed/added since pre_filter (see
-  // Plugin::pre_filter_remove_pod).
-  virtual bool passes_filters(const CycleContext& cycle, NodeId node) = 0;
+  // Runs the profile's filters for the cycle's pod on one node against the current state, with
+  // the pods nominated to that node (of at least the pod's priority) assumed there, as upstream's
+  // RunFilterPluginsWithNominatedPods. PreFilter state must have been told about pods removed/added
+  // since pre_filter (removed_pod/added_pod). On failure, `reasons` (if given) receives the first
+  // failing filter's reason strings.
+  virtual bool passes_filters(const CycleContext& cycle, NodeId node,
+                              std::vector<std::string>* reasons = nullptr) = 0;
   virtual void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) = 0;
   virtual void added_pod(const CycleContext& cycle, PodId pod, NodeId node) = 0;
   virtual ClusterBackend& backend() = 0;
@@ -67,6 +70,9 @@ struct PostFilterResult {
   NodeId nominated_node = kNoNode;
   std::vector<PodId> victims;
   std::string message;  // for the diagnosis ("preemption: ...")
+  // The pod's earlier nomination no longer holds (upstream: a result with an empty nominated node
+  // name, e.g. when preemption found no candidate).
+  bool clear_nomination = false;
 };
 
 class Plugin {

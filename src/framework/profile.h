@@ -17,8 +17,9 @@ struct WeightedPlugin {
 
 struct Profile {
   std::string scheduler_name = "default-scheduler";
-  // 0 = adaptive (upstream numFeasibleNodesToFind); 1..100 = fixed percentage.
-  int percentage_of_nodes_to_score = 0;
+  // -1 = the scheduler's global setting (SchedulerOptions); 0 = adaptive (upstream
+  // numFeasibleNodesToFind); 1..100 = fixed percentage.
+  int percentage_of_nodes_to_score = -1;
   // Ties between top-scored nodes: false = seeded reservoir sampling as upstream, true = the
   // lexicographically smallest node name (reproducible across node orderings).
   bool deterministic_ties = false;

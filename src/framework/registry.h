@@ -17,16 +17,20 @@ namespace orrery::fw {
 // InputError (via args.fail) on bad arguments.
 struct PluginArgs {
   yaml::Ctx args;
-  std::string profile;  // schedulerName of the profile being built
+  std::string profile;         // schedulerName of the profile being built
+  bool deterministic = false;  // the profile's `deterministic` (orrery extension)
 };
 
+// A factory returns nullptr for a plugin orrery accepts in configurations but does not model
+// (e.g. volume plugins): the profile then leaves it out.
 using PluginFactory = std::function<std::unique_ptr<Plugin>(const PluginArgs&)>;
 
 class PluginRegistry {
  public:
   void add(const std::string& name, PluginFactory factory);
   bool has(const std::string& name) const { return factories_.count(name) != 0; }
-  // Throws InputError listing the known names when `name` is unknown.
+  // Throws InputError listing the known names when `name` is unknown. May return nullptr (see
+  // PluginFactory).
   std::unique_ptr<Plugin> create(const std::string& name, const PluginArgs& args) const;
   std::vector<std::string> names() const;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -13,6 +14,12 @@ constexpr int kMinFeasibleNodesToFind = 100;
 constexpr int kMinFeasibleNodesPercentageToFind = 5;
 constexpr size_t kFilterChunk = 256;
 
+std::vector<uint16_t> filter_indices(const Profile& p) {
+  std::vector<uint16_t> out;
+  for (Plugin* f : p.filter) out.push_back(static_cast<uint16_t>(p.index_of(f)));
+  return out;
+}
+
 }  // namespace
 
 // What-if services for PostFilter plugins.
@@ -20,10 +27,20 @@ class Scheduler::Handle : public FrameworkHandle {
  public:
   Handle(Scheduler& s, Profile& p) : s_(s), p_(p) {}
   ClusterState& mutable_state() override { return s_.backend_.state(); }
-  bool passes_filters(const CycleContext& cycle, NodeId node) override {
+  bool passes_filters(const CycleContext& cycle, NodeId node,
+                      std::vector<std::string>* reasons) override {
+    std::vector<PodId> assumed;
+    s_.assume_nominated(cycle.state.pod_serial(cycle.pod_id), cycle.spec.priority, node, &assumed);
     NodeId one[1] = {node};
     scratch_.clear();
-    return s_.run_filters(p_, cycle, one, 1, scratch_) == 1;
+    const bool ok = s_.run_filters(p_, cycle, one, 1, scratch_) == 1;
+    s_.forget_assumed(assumed);
+    if (!ok && reasons) {
+      reasons->clear();
+      for (const Rejection& r : scratch_.items())
+        p_.plugins[r.plugin]->describe(cycle.state, r, reasons);
+    }
+    return ok;
   }
   void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) override {
     for (Plugin* pl : p_.pre_filter) pl->pre_filter_remove_pod(cycle, pod, node);
@@ -52,11 +69,14 @@ Scheduler::Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profil
       throw InputError("two profiles named \"" + p->scheduler_name + "\"");
     }
     profile_by_name_[name] = p.get();
+    filter_index_[p.get()] = filter_indices(*p);
   }
   backend_.add_listener(this);
 }
 
-Scheduler::~Scheduler() { backend_.remove_listener(this); }
+Scheduler::~Scheduler() {
+  backend_.remove_listener(this);
+}
 
 Profile* Scheduler::profile_for(const Pod& pod) const {
   auto it = profile_by_name_.find(pod.spec->scheduler_name);
@@ -105,8 +125,8 @@ std::vector<ScheduleOutcome> Scheduler::run_until_idle() {
 
 int Scheduler::num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const {
   if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
-  int percentage = prof.percentage_of_nodes_to_score > 0 ? prof.percentage_of_nodes_to_score
-                                                         : options_.percentage_of_nodes_to_score;
+  int percentage = prof.percentage_of_nodes_to_score >= 0 ? prof.percentage_of_nodes_to_score
+                                                          : options_.percentage_of_nodes_to_score;
   if (percentage <= 0) {
     percentage = 50 - num_all_nodes / 125;
     if (percentage < kMinFeasibleNodesPercentageToFind) {
@@ -120,13 +140,14 @@ int Scheduler::num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes
 
 size_t Scheduler::run_filters(Profile& prof, const CycleContext& cycle, NodeId* nodes, size_t n,
                               Rejections& rejections) {
-  for (Plugin* p : prof.filter) {
-    if (n == 0) break;
+  const std::vector<uint16_t>& index = filter_index_.at(&prof);
+  for (size_t i = 0; i < prof.filter.size() && n > 0; ++i) {
+    Plugin* p = prof.filter[i];
     if (!skipped_filters_.empty() &&
         std::find(skipped_filters_.begin(), skipped_filters_.end(), p) != skipped_filters_.end()) {
       continue;
     }
-    rejections.set_current_plugin(static_cast<uint16_t>(prof.index_of(p)));
+    rejections.set_current_plugin(index[i]);
     n = p->filter(cycle, nodes, n, rejections);
   }
   return n;
@@ -168,33 +189,71 @@ size_t Scheduler::find_feasible(Profile& prof, const CycleContext& cycle,
     pos += c;
     processed = pos;
   }
-  next_start_node_index_ = (next_start_node_index_ + processed) % num_nodes;
+  // Upstream advances nextStartNodeIndex modulo the number of all nodes, even when a PreFilter
+  // narrowed the candidates.
+  const size_t all_nodes = backend_.state().node_count();
+  next_start_node_index_ = all_nodes ? (next_start_node_index_ + processed) % all_nodes : 0;
   *evaluated = static_cast<int>(processed);
   return feasible_.size();
 }
 
-NodeId Scheduler::select_host(const Profile& prof, const CycleContext& cycle, size_t n) {
-  const ClusterState& st = cycle.state;
+bool Scheduler::run_pre_score(Profile& prof, const CycleContext& cycle,
+                              std::span<const NodeId> nodes, std::string* why) {
+  prescore_skipped_.clear();
+  for (Plugin* p : prof.pre_score) {
+    Status s = p->pre_score(cycle, nodes);
+    if (s.is_skip()) {
+      prescore_skipped_.push_back(p);
+    } else if (!s.is_ok()) {
+      *why = "running PreScore plugin \"" + std::string(p->name()) + "\": " + s.message();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Scheduler::score_skipped(const Plugin* p) const {
+  return std::find(prescore_skipped_.begin(), prescore_skipped_.end(), p) !=
+         prescore_skipped_.end();
+}
+
+void Scheduler::refresh_name_rank() {
+  const ClusterState& st = backend_.state();
+  if (name_rank_epoch_ == st.node_epoch()) return;
+  std::vector<NodeId> order = st.nodes();
+  std::sort(order.begin(), order.end(),
+            [&](NodeId a, NodeId b) { return st.node(a).name < st.node(b).name; });
+  name_rank_.assign(st.node_slots(), ~uint32_t{0});
+  for (size_t i = 0; i < order.size(); ++i) name_rank_[order[i]] = static_cast<uint32_t>(i);
+  name_rank_epoch_ = st.node_epoch();
+}
+
+NodeId Scheduler::select_host(const Profile& prof, const CycleContext&, size_t n) {
   size_t best = 0;
+  if (prof.deterministic_ties) {
+    refresh_name_rank();
+    for (size_t i = 1; i < n; ++i) {
+      if (totals_[i] > totals_[best] ||
+          (totals_[i] == totals_[best] && name_rank_[feasible_[i]] < name_rank_[feasible_[best]])) {
+        best = i;
+      }
+    }
+    return feasible_[best];
+  }
   uint64_t ties = 1;
   for (size_t i = 1; i < n; ++i) {
     if (totals_[i] > totals_[best]) {
       best = i;
       ties = 1;
     } else if (totals_[i] == totals_[best]) {
-      if (prof.deterministic_ties) {
-        if (st.node(feasible_[i]).name < st.node(feasible_[best]).name) best = i;
-      } else {
-        ++ties;
-        if (rng_.below(ties) == 0) best = i;  // reservoir sampling, as upstream selectHost
-      }
+      ++ties;
+      if (rng_.below(ties) == 0) best = i;  // reservoir sampling, as upstream selectHost
     }
   }
   return feasible_[best];
 }
 
-void Scheduler::describe(const Profile& prof, const Rejections& rejections,
-                         Diagnosis* diag) const {
+void Scheduler::describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const {
   std::vector<std::string> reasons;
   for (const Rejection& r : rejections.items()) {
     reasons.clear();
@@ -203,14 +262,16 @@ void Scheduler::describe(const Profile& prof, const Rejections& rejections,
   }
 }
 
-void Scheduler::assume_nominated(const QueuedPod& qp, std::vector<PodId>* assumed) {
+void Scheduler::assume_nominated(uint64_t serial, int32_t priority, NodeId only_node,
+                                 std::vector<PodId>* assumed) {
   if (nominations_.empty()) return;
   ClusterState& st = backend_.state();
   std::vector<std::pair<uint64_t, Nomination>> noms(nominations_.begin(), nominations_.end());
   std::sort(noms.begin(), noms.end(), [](auto& a, auto& b) { return a.first < b.first; });
-  for (auto& [serial, n] : noms) {
-    if (serial == qp.serial || n.priority < qp.priority) continue;
-    if (!st.pod_alive(n.pod) || st.pod_serial(n.pod) != serial) continue;
+  for (auto& [s, n] : noms) {
+    if (s == serial || n.priority < priority) continue;
+    if (only_node != kNoNode && n.node != only_node) continue;
+    if (!st.pod_alive(n.pod) || st.pod_serial(n.pod) != s) continue;
     if (st.pod_node(n.pod) != kNoNode || !st.node_alive(n.node)) continue;
     st.assign(n.pod, n.node);
     assumed->push_back(n.pod);
@@ -267,8 +328,9 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
   out.pod = qp.pod;
   out.serial = qp.serial;
   auto finish = [&]() -> ScheduleOutcome {
-    out.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now() - t0).count();
+    out.wall_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     return out;
   };
   if (!st.pod_alive(qp.pod) || st.pod_serial(qp.pod) != qp.serial ||
@@ -282,10 +344,17 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     out.message = "no profile for schedulerName " + std::string(interned(pod.spec->scheduler_name));
     return finish();
   }
-  CycleContext cycle{st, qp.pod, pod, *pod.spec, backend_.now_us(), rng_};
-  Diagnosis diag;
-  diag.num_all_nodes = st.node_count();
-  Rejections rejections;
+  if (st.node_count() == 0) {
+    out.message = "no nodes available to schedule pods";  // upstream ErrNoNodesAvailable
+    queue_.add_unschedulable(qp, backend_.now_us());
+    return finish();
+  }
+  NodeId nominated = kNoNode;
+  if (auto it = nominations_.find(qp.serial); it != nominations_.end()) {
+    if (st.node_alive(it->second.node)) nominated = it->second.node;
+  }
+  CycleContext cycle{st, qp.pod, pod, *pod.spec, backend_.now_us(), rng_, nominated};
+  rejections_.clear();
 
   // PreFilter.
   std::optional<std::vector<NodeId>> only;
@@ -311,35 +380,42 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
       } else {  // intersect
         std::vector<NodeId> keep;
         for (NodeId n : *only)
-          if (std::find(narrowed->begin(), narrowed->end(), n) != narrowed->end()) keep.push_back(n);
+          if (std::find(narrowed->begin(), narrowed->end(), n) != narrowed->end())
+            keep.push_back(n);
         only = std::move(keep);
       }
     }
   }
 
   size_t n = 0;
+  Diagnosis diag;
   if (pre_status.is_ok()) {
-    std::vector<PodId> assumed;
     // A pod that preempted evaluates its nominated node first (upstream evaluateNominatedNode).
-    if (qp.nominated_node != kNoNode && st.node_alive(qp.nominated_node)) {
-      assume_nominated(qp, &assumed);
-      NodeId one[1] = {qp.nominated_node};
-      Rejections scratch;
-      if (run_filters(*prof, cycle, one, 1, scratch) == 1) {
-        feasible_.assign(1, qp.nominated_node);
+    if (nominated != kNoNode) {
+      assumed_.clear();
+      assume_nominated(qp.serial, qp.priority, kNoNode, &assumed_);
+      NodeId one[1] = {nominated};
+      scratch_rejections_.clear();
+      if (run_filters(*prof, cycle, one, 1, scratch_rejections_) == 1) {
+        feasible_.assign(1, nominated);
         n = 1;
         out.evaluated_nodes = 1;
       }
-      forget_assumed(assumed);
-      assumed.clear();
+      forget_assumed(assumed_);
     }
     if (n == 0) {
-      assume_nominated(qp, &assumed);
-      n = find_feasible(*prof, cycle, only, rejections, &out.evaluated_nodes);
-      forget_assumed(assumed);
+      assumed_.clear();
+      assume_nominated(qp.serial, qp.priority, kNoNode, &assumed_);
+      n = find_feasible(*prof, cycle, only, rejections_, &out.evaluated_nodes);
+      forget_assumed(assumed_);
     }
-    if (n == 0) {
-      describe(*prof, rejections, &diag);
+  }
+  out.feasible_nodes = static_cast<int>(n);
+
+  if (n == 0) {
+    diag.num_all_nodes = st.node_count();
+    if (pre_status.is_ok()) {
+      describe(*prof, rejections_, &diag);
       if (only && only->size() < st.node_count()) {
         // Nodes excluded by a PreFilter result.
         std::sort(narrowed_by.begin(), narrowed_by.end());
@@ -348,27 +424,35 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
         diag.reason_counts["node(s) didn't satisfy plugin(s) [" + names + "]"] +=
             static_cast<int>(st.node_count() - only->size());
       }
+    } else {
+      diag.pre_filter_message = pre_status.message();
     }
-  } else {
-    diag.pre_filter_message = pre_status.message();
-  }
-  out.feasible_nodes = static_cast<int>(n);
-
-  if (n == 0) {
-    // PostFilter (preemption).
-    Handle handle(*this, *prof);
-    for (Plugin* p : prof->post_filter) {
-      PostFilterResult r = p->post_filter(cycle, handle, rejections);
-      if (!r.message.empty()) diag.post_filter_message = r.message;
-      if (r.status.is_ok() && r.nominated_node != kNoNode) {
-        out.nominated_node = r.nominated_node;
-        out.victims = r.victims;
-        break;
+    // PostFilter (preemption), unless a PreFilter said no node can ever fit (upstream skips it).
+    if (pre_status.code != Code::kUnschedulableAndUnresolvable) {
+      Handle handle(*this, *prof);
+      for (Plugin* p : prof->post_filter) {
+        PostFilterResult r = p->post_filter(cycle, handle, rejections_);
+        if (!r.message.empty()) diag.post_filter_message = r.message;
+        if (r.clear_nomination) nominations_.erase(qp.serial);
+        if (r.status.is_ok() && r.nominated_node != kNoNode) {
+          out.nominated_node = r.nominated_node;
+          out.victims = r.victims;
+          break;
+        }
       }
     }
     out.message = diag.message();
     qp.nominated_node = out.nominated_node;
     if (out.nominated_node != kNoNode) {
+      // Lower-priority pods nominated to the same node may no longer fit there: drop their
+      // nominations (upstream prepareCandidate).
+      for (auto it = nominations_.begin(); it != nominations_.end();) {
+        if (it->second.node == out.nominated_node && it->second.priority < qp.priority) {
+          it = nominations_.erase(it);
+        } else {
+          ++it;
+        }
+      }
       nominations_[qp.serial] = {qp.pod, out.nominated_node, qp.priority};
     }
     // Queue the pod before deleting victims: their deletion events move it back to active.
@@ -380,31 +464,29 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     return finish();
   }
 
-  // Score.
+  // Score (skipped when a single node is feasible, as upstream).
   NodeId chosen;
   if (n == 1) {
     chosen = feasible_[0];
   } else {
     std::span<const NodeId> nodes(feasible_.data(), n);
+    std::string why;
+    if (!run_pre_score(*prof, cycle, nodes, &why)) {
+      out.message = why;
+      queue_.add_backoff(qp, backend_.now_us());
+      return finish();
+    }
     totals_.assign(n, 0);
     plugin_scores_.resize(n);
     for (const WeightedPlugin& wp : prof->score) {
-      if (wp.plugin->extension_points() & kPreScore) {
-        Status s = wp.plugin->pre_score(cycle, nodes);
-        if (s.is_skip()) continue;
-        if (!s.is_ok()) {
-          out.message = "PreScore " + std::string(wp.plugin->name()) + ": " + s.message();
-          queue_.add_backoff(qp, backend_.now_us());
-          return finish();
-        }
-      }
+      if (score_skipped(wp.plugin)) continue;
       wp.plugin->score(cycle, nodes, plugin_scores_.data());
       wp.plugin->normalize(cycle, nodes, plugin_scores_.data());
       for (size_t i = 0; i < n; ++i) {
         const int64_t s = plugin_scores_[i];
         if (s < kMinNodeScore || s > kMaxNodeScore) {
-          throw std::logic_error("plugin " + std::string(wp.plugin->name()) +
-                                 " returned score " + std::to_string(s) + " out of [0, 100]");
+          throw std::logic_error("plugin " + std::string(wp.plugin->name()) + " returned score " +
+                                 std::to_string(s) + " out of [0, 100]");
         }
         totals_[i] += s * wp.weight;
       }
@@ -438,12 +520,13 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0});
 
   std::optional<std::vector<NodeId>> only;
-  std::vector<Plugin*> skipped;
+  skipped_filters_.clear();
+  std::vector<std::string> narrowed_by;
   for (Plugin* p : prof->pre_filter) {
     std::optional<std::vector<NodeId>> narrowed;
     Status s = p->pre_filter(cycle, &narrowed);
     if (s.is_skip()) {
-      skipped.push_back(p);
+      skipped_filters_.push_back(p);
       continue;
     }
     if (!s.is_ok()) {
@@ -454,51 +537,49 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
       return out;
     }
     if (narrowed) {
+      narrowed_by.emplace_back(p->name());
       for (auto& e : out) {
-        if (std::find(narrowed->begin(), narrowed->end(), e.node) == narrowed->end()) {
+        if (e.feasible &&
+            std::find(narrowed->begin(), narrowed->end(), e.node) == narrowed->end()) {
           e.feasible = false;
-          e.reasons = {"node(s) didn't satisfy plugin(s) [" + std::string(p->name()) + "]"};
         }
       }
     }
   }
+  std::sort(narrowed_by.begin(), narrowed_by.end());
+  std::string narrowed_reason;
+  for (const auto& nm : narrowed_by) narrowed_reason += (narrowed_reason.empty() ? "" : " ") + nm;
+  narrowed_reason = "node(s) didn't satisfy plugin(s) [" + narrowed_reason + "]";
+
   std::vector<NodeId> feasible;
-  std::vector<std::string> reasons;
   for (auto& e : out) {
-    if (!e.feasible) continue;
+    if (!e.feasible) {
+      e.reasons = {narrowed_reason};
+      continue;
+    }
     NodeId one[1] = {e.node};
-    Rejections rej;
-    bool ok = true;
-    for (Plugin* p : prof->filter) {
-      if (std::find(skipped.begin(), skipped.end(), p) != skipped.end()) continue;
-      rej.set_current_plugin(static_cast<uint16_t>(prof->index_of(p)));
-      if (p->filter(cycle, one, 1, rej) == 0) {
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) {
-      e.feasible = false;
-      for (const Rejection& r : rej.items()) {
-        reasons.clear();
-        prof->plugins[r.plugin]->describe(st, r, &reasons);
-        e.reasons.insert(e.reasons.end(), reasons.begin(), reasons.end());
-      }
-    } else {
+    scratch_rejections_.clear();
+    if (run_filters(*prof, cycle, one, 1, scratch_rejections_) == 1) {
       feasible.push_back(e.node);
+      continue;
     }
+    e.feasible = false;
+    for (const Rejection& r : scratch_rejections_.items())
+      prof->plugins[r.plugin]->describe(st, r, &e.reasons);
   }
   if (feasible.empty()) return out;
   std::span<const NodeId> nodes(feasible);
+  std::string why;
+  if (!run_pre_score(*prof, cycle, nodes, &why)) throw std::runtime_error(why);
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
-    if (wp.plugin->extension_points() & kPreScore) {
-      Status s = wp.plugin->pre_score(cycle, nodes);
-      if (s.is_skip()) continue;
-      if (!s.is_ok()) throw std::runtime_error("PreScore " + std::string(wp.plugin->name()) + ": " + s.message());
+    const bool skipped = score_skipped(wp.plugin);
+    if (skipped) {
+      std::fill(scores.begin(), scores.end(), 0);
+    } else {
+      wp.plugin->score(cycle, nodes, scores.data());
+      wp.plugin->normalize(cycle, nodes, scores.data());
     }
-    wp.plugin->score(cycle, nodes, scores.data());
-    wp.plugin->normalize(cycle, nodes, scores.data());
     size_t i = 0;
     for (auto& e : out) {
       if (!e.feasible) continue;

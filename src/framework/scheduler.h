@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,7 +25,7 @@ namespace orrery::fw {
 
 struct SchedulerOptions {
   uint64_t seed = 0;
-  int percentage_of_nodes_to_score = 0;  // global default; profiles may override
+  int percentage_of_nodes_to_score = 0;  // global default for profiles that leave it at -1
   QueueOptions queue;
 };
 
@@ -47,8 +48,10 @@ struct NodeEvaluation {
   NodeId node = kNoNode;
   bool feasible = false;
   std::vector<std::string> reasons;
-  std::vector<std::pair<std::string, int64_t>> scores;  // plugin → normalized score (0..100)
-  int64_t total = 0;                                   // Σ weight × score
+  // Every score plugin of the profile → its normalized score (0..100, before weights); a plugin
+  // whose PreScore returned Skip for this pod contributes 0 (as upstream, where it is left out).
+  std::vector<std::pair<std::string, int64_t>> scores;
+  int64_t total = 0;  // Σ weight × score
 };
 
 class Scheduler : public EventListener {
@@ -71,7 +74,8 @@ class Scheduler : public EventListener {
   // nothing else happens.
   std::optional<int64_t> next_wakeup_us();
 
-  // Filters and scores every node for a pod without binding it (percentage 100, no sampling).
+  // Filters and scores every node for a pod without binding it (percentage 100, no sampling),
+  // running PreFilter, Filter, PreScore, Score and NormalizeScore as a scheduling cycle would.
   std::vector<NodeEvaluation> evaluate(PodId pod);
 
   // The profile responsible for a pod, or nullptr.
@@ -90,11 +94,19 @@ class Scheduler : public EventListener {
                        int* evaluated);
   size_t run_filters(Profile& prof, const CycleContext& cycle, NodeId* nodes, size_t n,
                      Rejections& rejections);
+  // Runs PreScore (filling prescore_skipped_), then returns false with *why set on an error.
+  bool run_pre_score(Profile& prof, const CycleContext& cycle, std::span<const NodeId> nodes,
+                     std::string* why);
+  bool score_skipped(const Plugin* p) const;
   NodeId select_host(const Profile& prof, const CycleContext& cycle, size_t n);
+  void refresh_name_rank();
   bool bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
   void describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const;
   int num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const;
-  void assume_nominated(const QueuedPod& qp, std::vector<PodId>* assumed);
+  // Assumes pods nominated (by earlier preemptions) with priority >= `priority` on their nodes, or
+  // only on `only_node` if given, as upstream's addNominatedPods.
+  void assume_nominated(uint64_t serial, int32_t priority, NodeId only_node,
+                        std::vector<PodId>* assumed);
   void forget_assumed(const std::vector<PodId>& assumed);
 
   ClusterBackend& backend_;
@@ -118,7 +130,16 @@ class Scheduler : public EventListener {
   std::vector<NodeId> chunk_;
   std::vector<int64_t> totals_;
   std::vector<int64_t> plugin_scores_;
-  std::vector<Plugin*> skipped_filters_;  // filters whose PreFilter returned Skip this cycle
+  std::vector<Plugin*> skipped_filters_;   // filters whose PreFilter returned Skip this cycle
+  std::vector<Plugin*> prescore_skipped_;  // score plugins whose PreScore returned Skip
+  Rejections rejections_;
+  Rejections scratch_rejections_;
+  std::vector<PodId> assumed_;
+  // Per profile: Rejection::plugin index of each filter plugin (parallel to Profile::filter).
+  std::unordered_map<const Profile*, std::vector<uint16_t>> filter_index_;
+  // Rank of each node's name among live nodes (deterministic tie-break), rebuilt on node changes.
+  std::vector<uint32_t> name_rank_;
+  uint64_t name_rank_epoch_ = ~uint64_t{0};
 };
 
 // Schedules the pending pods of a static snapshot: runs cycles and advances the snapshot's clock

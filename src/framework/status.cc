@@ -28,7 +28,8 @@ std::string Diagnosis::message() const {
       msg += " " + joined + ".";
     }
   }
-  if (!post_filter_message.empty()) msg += " " + post_filter_message + ".";
+  // Since v1.28 the PostFilter message is appended as is (it carries its own period).
+  if (!post_filter_message.empty()) msg += " " + post_filter_message;
   return msg;
 }
 
