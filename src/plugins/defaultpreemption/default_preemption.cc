@@ -1,0 +1,247 @@
+#include "plugins/defaultpreemption/default_preemption.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+
+#include "plugins/helper/args.h"
+#include "plugins/helper/names.h"
+
+namespace orrery::plugins {
+
+namespace {
+
+// util.MoreImportantPod: higher priority, then earlier start; creation order breaks the remaining
+// ties so the result does not depend on the node's pod list order.
+bool more_important(const ClusterState& st, PodId a, PodId b) {
+  const Pod& pa = st.pod(a);
+  const Pod& pb = st.pod(b);
+  if (pa.spec->priority != pb.spec->priority) return pa.spec->priority > pb.spec->priority;
+  if (pa.creation_us != pb.creation_us) return pa.creation_us < pb.creation_us;
+  return st.pod_serial(a) < st.pod_serial(b);
+}
+
+struct Candidate {
+  NodeId node;
+  std::vector<PodId> victims;  // most important first
+};
+
+// pickOneNodeForPreemption with upstream's default score functions (no PDBs: the first one,
+// fewest PDB violations, ties everywhere and is left out).
+size_t pick_one_node(const ClusterState& st, const std::vector<Candidate>& cands) {
+  std::vector<size_t> pool(cands.size());
+  for (size_t i = 0; i < pool.size(); ++i) pool[i] = i;
+  auto priority = [&](PodId p) { return static_cast<int64_t>(st.pod(p).spec->priority); };
+  const std::vector<std::function<int64_t(const Candidate&)>> funcs = {
+      // The lowest highest-priority victim.
+      [&](const Candidate& c) { return -priority(c.victims.front()); },
+      // The smallest sum of priorities (shifted to be non-negative).
+      [&](const Candidate& c) {
+        int64_t sum = 0;
+        for (PodId v : c.victims)
+          sum += priority(v) + int64_t{std::numeric_limits<int32_t>::max()} + 1;
+        return -sum;
+      },
+      // The fewest victims.
+      [&](const Candidate& c) { return -static_cast<int64_t>(c.victims.size()); },
+      // The latest earliest-start among the highest-priority victims.
+      [&](const Candidate& c) {
+        int64_t max_prio = priority(c.victims.front());
+        int64_t earliest = st.pod(c.victims.front()).creation_us;
+        for (PodId v : c.victims) {
+          const int64_t p = priority(v);
+          const int64_t t = st.pod(v).creation_us;
+          if (p == max_prio) {
+            earliest = std::min(earliest, t);
+          } else if (p > max_prio) {
+            max_prio = p;
+            earliest = t;
+          }
+        }
+        return earliest;
+      },
+  };
+  for (const auto& f : funcs) {
+    std::vector<size_t> best;
+    int64_t max_score = std::numeric_limits<int64_t>::min();
+    for (size_t i : pool) {
+      const int64_t s = f(cands[i]);
+      if (s > max_score) {
+        max_score = s;
+        best.clear();
+      }
+      if (s == max_score) best.push_back(i);
+    }
+    if (best.size() == 1) return best[0];
+    pool = std::move(best);
+  }
+  return pool.front();
+}
+
+}  // namespace
+
+DefaultPreemptionArgs DefaultPreemptionArgs::parse(const yaml::Ctx& args) {
+  DefaultPreemptionArgs a;
+  expect_arg_keys(args, {"minCandidateNodesPercentage", "minCandidateNodesAbsolute"});
+  if (!args.defined()) return a;
+  a.min_candidate_nodes_percentage =
+      args.i64_or("minCandidateNodesPercentage", a.min_candidate_nodes_percentage);
+  a.min_candidate_nodes_absolute =
+      args.i64_or("minCandidateNodesAbsolute", a.min_candidate_nodes_absolute);
+  if (a.min_candidate_nodes_percentage < 0 || a.min_candidate_nodes_percentage > 100) {
+    args.child("minCandidateNodesPercentage").fail("not in valid range [0, 100]");
+  }
+  if (a.min_candidate_nodes_absolute < 0 || a.min_candidate_nodes_absolute > INT32_MAX) {
+    args.child("minCandidateNodesAbsolute").fail("not in valid range [0, inf)");
+  }
+  if (a.min_candidate_nodes_percentage == 0 && a.min_candidate_nodes_absolute == 0) {
+    args.fail("minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both be zero");
+  }
+  return a;
+}
+
+DefaultPreemption::DefaultPreemption(DefaultPreemptionArgs args, bool deterministic)
+    : args_(args), deterministic_(deterministic) {}
+
+std::string_view DefaultPreemption::name() const {
+  return names::kDefaultPreemption;
+}
+
+size_t DefaultPreemption::num_candidates(size_t num_nodes) const {
+  int64_t n = static_cast<int64_t>(num_nodes) * args_.min_candidate_nodes_percentage / 100;
+  if (n < args_.min_candidate_nodes_absolute) n = args_.min_candidate_nodes_absolute;
+  if (n > static_cast<int64_t>(num_nodes)) n = static_cast<int64_t>(num_nodes);
+  return static_cast<size_t>(n);
+}
+
+bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
+                                               fw::FrameworkHandle& handle, NodeId node,
+                                               std::vector<PodId>* victims,
+                                               std::vector<std::string>* reasons) {
+  ClusterState& st = handle.mutable_state();
+  victims->clear();
+  std::vector<PodId> potential;
+  for (PodId p : st.pods_on(node))
+    if (st.pod(p).spec->priority < cycle.spec.priority) potential.push_back(p);
+  if (potential.empty()) {
+    *reasons = {"No preemption victims found for incoming pod"};
+    return false;
+  }
+  for (PodId v : potential) {
+    st.unassign(v);
+    handle.removed_pod(cycle, v, node);
+  }
+  auto restore = [&](const std::vector<PodId>& pods) {
+    for (PodId v : pods) {
+      st.assign(v, node);
+      handle.added_pod(cycle, v, node);
+    }
+  };
+  if (!handle.passes_filters(cycle, node, reasons)) {
+    restore(potential);
+    return false;
+  }
+  std::sort(potential.begin(), potential.end(),
+            [&](PodId a, PodId b) { return more_important(st, a, b); });
+  for (PodId v : potential) {
+    st.assign(v, node);
+    handle.added_pod(cycle, v, node);
+    if (!handle.passes_filters(cycle, node)) {
+      st.unassign(v);
+      handle.removed_pod(cycle, v, node);
+      victims->push_back(v);
+    }
+  }
+  restore(*victims);
+  if (victims->empty()) {
+    *reasons = {"expected at least one victim pod on node " + st.node(node).name};
+    return false;
+  }
+  return true;
+}
+
+fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycle,
+                                                    fw::FrameworkHandle& handle,
+                                                    const fw::Rejections& rejections) {
+  fw::PostFilterResult result;
+  const ClusterState& st = cycle.state;
+  auto fail = [&](const std::string& msg) {
+    result.status = fw::Status::unschedulable(name(), msg);
+    result.message = "preemption: " + msg;
+    return result;
+  };
+  // 1) Is the pod eligible to preempt?
+  if (cycle.spec.preempt_never) return fail("not eligible due to preemptionPolicy=Never.");
+  if (cycle.nominated_node != kNoNode) {
+    bool nominated_unresolvable = false;
+    for (const fw::Rejection& r : rejections.items())
+      if (r.node == cycle.nominated_node) nominated_unresolvable = r.unresolvable;
+    if (!nominated_unresolvable) {
+      for (PodId p : st.pods_on(cycle.nominated_node)) {
+        if (st.pod(p).spec->priority < cycle.spec.priority &&
+            terminating_.count(st.pod_serial(p))) {
+          return fail("not eligible due to a terminating pod on the nominated node.");
+        }
+      }
+    }
+  }
+
+  // 2) Nodes where removing pods may help: the Unschedulable (resolvable) ones.
+  std::vector<NodeId> potential;
+  for (const fw::Rejection& r : rejections.items())
+    if (!r.unresolvable) potential.push_back(r.node);
+  std::sort(potential.begin(), potential.end());
+  potential.erase(std::unique(potential.begin(), potential.end()), potential.end());
+
+  const size_t all_nodes = st.node_count();
+  std::vector<Candidate> candidates;
+  std::map<std::string, int> reason_counts;
+  size_t statuses = 0;
+  if (!potential.empty()) {
+    const size_t offset = deterministic_ ? 0 : cycle.rng.below(potential.size());
+    const size_t wanted = num_candidates(potential.size());
+    std::vector<PodId> victims;
+    std::vector<std::string> reasons;
+    for (size_t i = 0; i < potential.size(); ++i) {
+      const NodeId node = potential[(offset + i) % potential.size()];
+      if (select_victims_on_node(cycle, handle, node, &victims, &reasons)) {
+        candidates.push_back({node, victims});
+        if (candidates.size() >= wanted) break;
+      } else {
+        ++statuses;
+        for (const std::string& r : reasons) reason_counts[r]++;
+      }
+    }
+  }
+  if (candidates.empty()) {
+    result.clear_nomination = true;
+    if (all_nodes > statuses) {
+      reason_counts["Preemption is not helpful for scheduling"] +=
+          static_cast<int>(all_nodes - statuses);
+    }
+    std::vector<std::string> items;
+    for (const auto& [reason, count] : reason_counts)
+      items.push_back(std::to_string(count) + " " + reason);
+    std::sort(items.begin(), items.end());
+    std::string joined;
+    for (const auto& s : items) joined += (joined.empty() ? "" : ", ") + s;
+    return fail("0/" + std::to_string(all_nodes) + " nodes are available: " + joined + ".");
+  }
+
+  // 3) The best candidate.
+  const Candidate& best = candidates[candidates.size() == 1 ? 0 : pick_one_node(st, candidates)];
+  result.status = fw::Status::ok();
+  result.nominated_node = best.node;
+  result.victims = best.victims;
+  for (PodId v : best.victims) terminating_.insert(st.pod_serial(v));
+  return result;
+}
+
+void DefaultPreemption::on_event(const fw::ClusterEvent& event) {
+  if (event.kind == fw::EventKind::kPodDeleted || event.kind == fw::EventKind::kPodFinished) {
+    terminating_.erase(event.pod_serial);
+  }
+}
+
+}  // namespace orrery::plugins

@@ -1,0 +1,17 @@
+// Plugin names, as in pkg/scheduler/framework/plugins/names.
+#pragma once
+
+namespace orrery::plugins::names {
+
+inline constexpr const char* kPrioritySort = "PrioritySort";
+inline constexpr const char* kNodeUnschedulable = "NodeUnschedulable";
+inline constexpr const char* kNodeName = "NodeName";
+inline constexpr const char* kTaintToleration = "TaintToleration";
+inline constexpr const char* kNodeAffinity = "NodeAffinity";
+inline constexpr const char* kNodeResourcesFit = "NodeResourcesFit";
+inline constexpr const char* kNodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation";
+inline constexpr const char* kPodTopologySpread = "PodTopologySpread";
+inline constexpr const char* kDefaultPreemption = "DefaultPreemption";
+inline constexpr const char* kDefaultBinder = "DefaultBinder";
+
+}  // namespace orrery::plugins::names

@@ -1,0 +1,14 @@
+// Score normalisation shared by plugins (pkg/scheduler/framework/plugins/helper).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace orrery::plugins {
+
+// helper.DefaultNormalizeScore: scales scores to [0, max_priority] by the maximum; with `reverse`
+// the result is max_priority - scaled (so a higher raw count gives a lower score). All-zero raw
+// scores stay 0, or become max_priority when reversed.
+void default_normalize(int64_t max_priority, bool reverse, int64_t* scores, size_t n);
+
+}  // namespace orrery::plugins

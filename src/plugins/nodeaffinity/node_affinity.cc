@@ -1,0 +1,137 @@
+#include "plugins/nodeaffinity/node_affinity.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/k8s_objects.h"
+#include "plugins/helper/args.h"
+#include "plugins/helper/names.h"
+#include "plugins/helper/node_affinity.h"
+#include "plugins/helper/normalize.h"
+
+namespace orrery::plugins {
+
+namespace {
+
+bool empty_term(const NodeSelectorTerm& t) {
+  return t.match_expressions.empty() && t.match_fields.empty();
+}
+
+}  // namespace
+
+NodeAffinityArgs NodeAffinityArgs::parse(const yaml::Ctx& args) {
+  NodeAffinityArgs a;
+  expect_arg_keys(args, {"addedAffinity"});
+  if (args.defined() && args.has("addedAffinity")) {
+    a.added = parse_node_affinity(args.child("addedAffinity"));
+  }
+  return a;
+}
+
+NodeAffinityPlugin::NodeAffinityPlugin(NodeAffinityArgs args) : args_(std::move(args)) {}
+
+std::string_view NodeAffinityPlugin::name() const {
+  return names::kNodeAffinity;
+}
+
+fw::Status NodeAffinityPlugin::pre_filter(const fw::CycleContext& cycle,
+                                          std::optional<std::vector<NodeId>>* only) {
+  const auto& required = cycle.spec.node_affinity.required;
+  if (!required && !args_.added.required && cycle.spec.node_selector.empty()) {
+    return fw::Status::skip();
+  }
+  if (!required || required->empty()) return fw::Status::ok();
+  // Terms that all pin node names (metadata.name In) narrow the candidates.
+  static const StrId kMetadataName = intern("metadata.name");
+  std::set<StrId> names;
+  for (const NodeSelectorTerm& term : *required) {
+    std::optional<std::set<StrId>> term_names;
+    for (const NodeSelectorRequirement& r : term.match_fields) {
+      if (r.key != kMetadataName || r.op != SelectorOp::kIn) continue;
+      std::set<StrId> s(r.values.begin(), r.values.end());
+      if (!term_names) {
+        term_names = std::move(s);
+      } else {
+        std::set<StrId> both;
+        std::set_intersection(term_names->begin(), term_names->end(), s.begin(), s.end(),
+                              std::inserter(both, both.begin()));
+        term_names = std::move(both);
+      }
+    }
+    if (!term_names) return fw::Status::ok();  // this term allows every node
+    names.insert(term_names->begin(), term_names->end());
+  }
+  if (names.empty()) {
+    return fw::Status::unschedulable(name(), "pod affinity terms conflict", /*unresolvable=*/true);
+  }
+  only->emplace();
+  for (StrId nm : names) {
+    if (auto id = cycle.state.find_node(interned(nm))) (*only)->push_back(*id);
+  }
+  std::sort((*only)->begin(), (*only)->end());
+  return fw::Status::ok();
+}
+
+size_t NodeAffinityPlugin::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
+                                  fw::Rejections& rejections) {
+  const auto& added = args_.added.required;
+  const std::vector<StrId>& names =
+      node_names_.get(cycle.state, [](const Node& node) { return intern(node.name); });
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const NodeId id = nodes[i];
+    const Node& node = cycle.state.node(id);
+    const StrId node_name = names[id];
+    if (added && !matches_any(*added, node.labels, node_name)) {
+      rejections.add(id, kEnforced, 0, /*unresolvable=*/true);
+    } else if (!matches_required_affinity(cycle.spec, node, node_name)) {
+      rejections.add(id, kPod, 0, /*unresolvable=*/true);
+    } else {
+      nodes[kept++] = id;
+    }
+  }
+  return kept;
+}
+
+void NodeAffinityPlugin::describe(const ClusterState&, const fw::Rejection& r,
+                                  std::vector<std::string>* reasons) const {
+  reasons->push_back(r.code == kEnforced ? "node(s) didn't match scheduler-enforced node affinity"
+                                         : "node(s) didn't match Pod's node affinity/selector");
+}
+
+fw::Status NodeAffinityPlugin::pre_score(const fw::CycleContext& cycle, std::span<const NodeId>) {
+  preferred_.clear();
+  const std::vector<PreferredSchedulingTerm>* lists[] = {&args_.added.preferred,
+                                                         &cycle.spec.node_affinity.preferred};
+  for (const auto* list : lists) {
+    for (const PreferredSchedulingTerm& t : *list)
+      if (t.weight != 0 && !empty_term(t.preference)) preferred_.push_back(&t);
+  }
+  if (cycle.spec.node_affinity.preferred.empty() && args_.added.preferred.empty()) {
+    return fw::Status::skip();
+  }
+  return fw::Status::ok();
+}
+
+void NodeAffinityPlugin::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
+                               int64_t* scores) {
+  const std::vector<StrId>& names =
+      node_names_.get(cycle.state, [](const Node& node) { return intern(node.name); });
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& node = cycle.state.node(nodes[i]);
+    int64_t sum = 0;
+    if (!preferred_.empty()) {
+      const StrId node_name = names[nodes[i]];
+      for (const PreferredSchedulingTerm* t : preferred_)
+        if (matches(t->preference, node.labels, node_name)) sum += t->weight;
+    }
+    scores[i] = sum;
+  }
+}
+
+void NodeAffinityPlugin::normalize(const fw::CycleContext&, std::span<const NodeId> nodes,
+                                   int64_t* scores) {
+  default_normalize(fw::kMaxNodeScore, /*reverse=*/false, scores, nodes.size());
+}
+
+}  // namespace orrery::plugins

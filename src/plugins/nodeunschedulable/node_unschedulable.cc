@@ -1,0 +1,35 @@
+#include "plugins/nodeunschedulable/node_unschedulable.h"
+
+#include "plugins/helper/names.h"
+
+namespace orrery::plugins {
+
+std::string_view NodeUnschedulable::name() const {
+  return names::kNodeUnschedulable;
+}
+
+size_t NodeUnschedulable::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
+                                 fw::Rejections& rejections) {
+  const std::vector<uint8_t>& flag = unschedulable_.get(
+      cycle.state, [](const Node& node) -> uint8_t { return node.unschedulable; });
+  static const Taint kUnschedulableTaint{intern("node.kubernetes.io/unschedulable"), kNoStr,
+                                         TaintEffect::kNoSchedule};
+  if (tolerates(cycle.spec.tolerations, kUnschedulableTaint)) return n;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const NodeId id = nodes[i];
+    if (flag[id]) {
+      rejections.add(id, 0, 0, /*unresolvable=*/true);
+    } else {
+      nodes[kept++] = id;
+    }
+  }
+  return kept;
+}
+
+void NodeUnschedulable::describe(const ClusterState&, const fw::Rejection&,
+                                 std::vector<std::string>* reasons) const {
+  reasons->push_back("node(s) were unschedulable");
+}
+
+}  // namespace orrery::plugins

@@ -1,0 +1,13 @@
+#include "plugins/notmodelled/not_modelled.h"
+
+namespace orrery::plugins {
+
+const std::vector<std::string>& not_modelled_plugins() {
+  static const std::vector<std::string> kNames = {
+      "SchedulingGates",  "NodePorts",        "VolumeRestrictions",
+      "NodeVolumeLimits", "VolumeBinding",    "VolumeZone",
+      "InterPodAffinity", "DynamicResources", "ImageLocality"};
+  return kNames;
+}
+
+}  // namespace orrery::plugins
