@@ -17,8 +17,12 @@ inline constexpr Time kMs = 1000;
 inline constexpr Time kSecond = 1'000'000;
 inline constexpr Time kForever = std::numeric_limits<Time>::max();
 
-inline Time seconds(double s) { return static_cast<Time>(s * 1e6 + (s >= 0 ? 0.5 : -0.5)); }
-inline double to_seconds(Time t) { return static_cast<double>(t) * 1e-6; }
+inline Time seconds(double s) {
+  return static_cast<Time>(s * 1e6 + (s >= 0 ? 0.5 : -0.5));
+}
+inline double to_seconds(Time t) {
+  return static_cast<double>(t) * 1e-6;
+}
 
 struct Event {
   Time time;

@@ -83,6 +83,8 @@ Trace parse_trace(std::string_view text, const std::string& source) {
   return t;
 }
 
-Trace read_trace(const std::string& path) { return parse_trace(read_text_file(path), path); }
+Trace read_trace(const std::string& path) {
+  return parse_trace(read_text_file(path), path);
+}
 
 }  // namespace orrery::sim

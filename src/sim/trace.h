@@ -1,7 +1,8 @@
 // Job traces in the Sparrow/Megha ".tr" format (../shared/traces/megha/): one job per line,
 //   arrival_time_s num_tasks mean_task_duration_s d_1 ... d_n
 // whitespace separated, d_i the task durations in seconds. Blank lines and lines starting with
-// '#' are skipped. Errors name the file and line: "syn.tr:12: expected 250 task durations, got 249".
+// '#' are skipped. Errors name the file and line: "syn.tr:12: expected 250 task durations, got
+// 249".
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,8 @@ struct TraceJob {
 
 struct Trace {
   std::string source;
-  std::vector<TraceJob> jobs;          // in file order
-  std::vector<Time> task_duration;     // all tasks, job by job
+  std::vector<TraceJob> jobs;       // in file order
+  std::vector<Time> task_duration;  // all tasks, job by job
 
   size_t task_count() const { return task_duration.size(); }
   std::span<const Time> tasks_of(const TraceJob& j) const {

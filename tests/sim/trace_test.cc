@@ -31,7 +31,8 @@ TEST(Trace, ParsesJobs) {
 
 TEST(Trace, MalformedLinesNameFileAndLine) {
   EXPECT_EQ(error_of("1 2 1 1\n"), "t.tr:1: expected 2 task durations, got 1");
-  EXPECT_EQ(error_of("1 1 1 1\n2 1 1 x\n"), "t.tr:2: expected a task duration in seconds, got \"x\"");
+  EXPECT_EQ(error_of("1 1 1 1\n2 1 1 x\n"),
+            "t.tr:2: expected a task duration in seconds, got \"x\"");
   EXPECT_EQ(error_of("1 1 1 -3\n"), "t.tr:1: expected a task duration in seconds, got negative -3");
   EXPECT_EQ(error_of("1 zero 1 1\n"), "t.tr:1: expected a positive task count, got \"zero\"");
   EXPECT_EQ(error_of("1 2 1 1 1 1\n"), "t.tr:1: expected 2 task durations, got 3");

@@ -1,0 +1,48 @@
+#include "sim/demand.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace orrery::sim {
+
+void Demand::set(Time t, double load) {
+  if (!steps_.empty() && t < steps_.back().first) {
+    throw std::logic_error("Demand::set: steps out of order");
+  }
+  if (!steps_.empty() && steps_.back().first == t) {
+    steps_.back().second = load;
+  } else {
+    steps_.emplace_back(t, load);
+  }
+}
+
+double Demand::at(Time t) const {
+  auto it = std::upper_bound(steps_.begin(), steps_.end(), t,
+                             [](Time v, const std::pair<Time, double>& s) { return v < s.first; });
+  if (it == steps_.begin()) return 0.0;
+  return std::prev(it)->second;
+}
+
+std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
+                                           const std::vector<Resources>& requests, Rng& rng,
+                                           std::vector<Demand*> out) {
+  std::vector<double> fractions;
+  const double k = static_cast<double>(requests.size());
+  for (int c = 0; c < spec.cycles; ++c) {
+    const double f = std::max(0.0, rng.normal(spec.mean, spec.sd));
+    fractions.push_back(f);
+    const Time t = spec.start + spec.period * c;
+    for (size_t s = 0; s < requests.size(); ++s) {
+      double load = 0;
+      for (ResourceId r : {kCpu, kMemory}) {
+        if (requests[s][r] <= 0) continue;
+        const double share = f * static_cast<double>(spec.basis[r]) / k;
+        load = std::max(load, share / static_cast<double>(requests[s][r]));
+      }
+      out[s]->set(t, load);
+    }
+  }
+  return fractions;
+}
+
+}  // namespace orrery::sim

@@ -1,0 +1,90 @@
+// The seam between the simulator and scheduling policies. A policy is a Component: an actor on
+// the event loop that watches the backend and binds pods (a per-pod framework scheduler, a batch
+// planner, a federated architecture...). The simulator knows policies only by name through a
+// PolicyRegistry that each policy module fills explicitly (no static initialisers):
+//
+//   sim::PolicyRegistry reg;
+//   sim::register_framework_policies(reg, ...);   // kube-default and profile-based policies
+//   kubedsm::register_policies(reg);              // kubedsm, random, bef, sef, cf, ...
+//   auto policy = reg.create("kube-default", ctx);
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/yaml_util.h"
+#include "sim/event_loop.h"
+#include "sim/metrics.h"
+#include "sim/sim_backend.h"
+
+namespace orrery::sim {
+
+// Counters and decision timings a policy reports; written to summary.json ("scheduler") and
+// scheduler.csv.
+class PolicyStats {
+ public:
+  // One scheduling decision (a cycle for one pod, or one batch) and its wall-clock cost. Wall
+  // time is measured outside the simulated clock and never influences the simulation.
+  void decision(bool scheduled, int64_t wall_ns, int pods = 1);
+  // A named counter, e.g. "plans_applied", "migrations" (plan outcomes and the like).
+  void count(const std::string& name, int64_t delta = 1) { counters_[name] += delta; }
+
+  uint64_t decisions() const { return decisions_; }
+  uint64_t scheduled() const { return scheduled_; }
+  uint64_t failed() const { return failed_; }
+  const std::vector<int64_t>& wall_ns() const { return wall_ns_; }
+  const std::map<std::string, int64_t>& counters() const { return counters_; }
+  // {"decisions","scheduled","failed_attempts","wall_total_s","wall_per_decision_mean_us",
+  //  "wall_per_decision_p50_us","wall_per_decision_p99_us", counters...}; wall fields are 0 when
+  // `wall_clock` is false.
+  Json summary(bool wall_clock) const;
+
+ private:
+  uint64_t decisions_ = 0, scheduled_ = 0, failed_ = 0;
+  std::vector<int64_t> wall_ns_;
+  std::map<std::string, int64_t> counters_;
+};
+
+// Everything a policy may use.
+struct PolicyContext {
+  EventLoop& loop;
+  SimBackend& sim;  // the fw::ClusterBackend to act on; also NodeTelemetry
+  uint64_t seed;
+  std::string name;              // the registry name it was created under
+  yaml::Ctx args;                // the scenario's settings for it (undefined when none)
+  std::string scheduler_config;  // KubeSchedulerConfiguration file from the scenario, if any
+  PolicyStats& stats;
+};
+
+class Component {
+ public:
+  virtual ~Component() = default;
+  // Called once before the run starts (the cluster and initial workloads exist).
+  virtual void start() {}
+  // Adds policy-specific results to summary.json's "scheduler" object at the end of the run.
+  virtual void finish(Json* scheduler_summary) { (void)scheduler_summary; }
+};
+
+using PolicyFactory = std::function<std::unique_ptr<Component>(PolicyContext&)>;
+
+class PolicyRegistry {
+ public:
+  void add(const std::string& name, const std::string& description, PolicyFactory factory);
+  bool has(const std::string& name) const { return entries_.count(name) != 0; }
+  // Throws InputError naming the known policies when `name` is unknown.
+  std::unique_ptr<Component> create(const std::string& name, PolicyContext& ctx) const;
+  std::vector<std::string> names() const;
+  const std::string& description(const std::string& name) const;
+
+ private:
+  struct Entry {
+    std::string description;
+    PolicyFactory factory;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace orrery::sim

@@ -1,0 +1,681 @@
+#include "sim/scenario.h"
+
+#include <filesystem>
+#include <set>
+
+#include "core/error.h"
+#include "core/k8s_objects.h"
+#include "core/quantity.h"
+#include "sim/distribution.h"
+
+namespace orrery::sim {
+namespace {
+
+using yaml::Ctx;
+
+void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
+  c.expect_map();
+  for (const std::string& k : c.keys()) {
+    bool ok = false;
+    for (const char* kk : keys) ok = ok || k == kk;
+    if (!ok) {
+      std::string list;
+      for (const char* kk : keys) list += (list.empty() ? "" : ", ") + std::string(kk);
+      c.child(k).fail("unknown field (expected one of: " + list + ")");
+    }
+  }
+}
+
+std::string resolve(const std::string& base_dir, const std::string& file) {
+  namespace fs = std::filesystem;
+  if (file.empty() || fs::path(file).is_absolute() || base_dir.empty()) return file;
+  fs::path p = fs::path(base_dir) / file;
+  if (fs::exists(p) || !fs::exists(file)) return p.lexically_normal().string();
+  return file;  // relative to the working directory
+}
+
+int64_t positive_int(const Ctx& c, int64_t min = 1) {
+  const int64_t v = c.i64();
+  if (v < min)
+    c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
+  return v;
+}
+
+// ---------------------------------------------------------------- pod templates
+
+const std::initializer_list<const char*> kTemplateKeys = {"template",
+                                                          "requests",
+                                                          "limits",
+                                                          "labels",
+                                                          "annotations",
+                                                          "priority",
+                                                          "priorityClassName",
+                                                          "schedulerName",
+                                                          "tolerations",
+                                                          "nodeSelector",
+                                                          "affinity",
+                                                          "topologySpreadConstraints",
+                                                          "constraints",
+                                                          "namespace",
+                                                          "usage",
+                                                          "work"};
+
+uint64_t parse_constraint_list(const Ctx& c) {
+  uint64_t bits = 0;
+  if (c.node.IsScalar()) return parse_constraint_ids(c.str(), c.where());
+  c.expect_seq();
+  for (size_t i = 0; i < c.size(); ++i) {
+    const int64_t id = c.item(i).i64();
+    if (id < 0 || id >= 64) c.item(i).fail("expected a constraint id in 0..63");
+    bits |= uint64_t{1} << id;
+  }
+  return bits;
+}
+
+ExecTemplate parse_exec(const Ctx& c) {
+  ExecTemplate x;
+  Ctx usage = c.child("usage");
+  if (usage.defined()) {
+    check_keys(usage, {"cpu", "memory"});
+    if (usage.has("cpu")) x.cpu = parse_resource_dist(usage.child("cpu"), true);
+    if (usage.has("memory")) x.memory = parse_resource_dist(usage.child("memory"), false);
+  }
+  if (c.has("work")) x.work = parse_duration_dist(c.child("work"));
+  return x;
+}
+
+// The pod part of a workload: either `template:` (a Kubernetes PodTemplateSpec) or the shorthand
+// fields, which are translated into one and parsed by the object loader.
+PodTemplate parse_pod_template(const Ctx& c) {
+  PodTemplate t;
+  t.ns = c.str_or("namespace", "default");
+  PodSpec spec;
+  Ctx tmpl = c.child("template");
+  if (tmpl.defined()) {
+    tmpl.expect_map();
+    for (const char* k : {"requests", "limits", "labels", "annotations", "priority",
+                          "priorityClassName", "schedulerName", "tolerations", "nodeSelector",
+                          "affinity", "topologySpreadConstraints"}) {
+      if (c.has(k)) c.child(k).fail("give either template or the shorthand fields, not both");
+    }
+    check_keys(tmpl, {"metadata", "spec"});
+    if (tmpl.child("metadata").has("namespace")) {
+      t.ns = tmpl.child("metadata").child("namespace").str();
+    }
+    spec = parse_pod_spec(tmpl.child("metadata").node, tmpl.child("spec").node, c.file, tmpl.path);
+  } else {
+    YAML::Node meta(YAML::NodeType::Map), sp(YAML::NodeType::Map);
+    for (const char* k : {"labels", "annotations"})
+      if (c.has(k)) meta[k] = c.child(k).node;
+    YAML::Node container(YAML::NodeType::Map), resources(YAML::NodeType::Map);
+    container["name"] = "main";
+    for (const char* k : {"requests", "limits"})
+      if (c.has(k)) resources[k] = c.child(k).node;
+    container["resources"] = resources;
+    sp["containers"].push_back(container);
+    for (const char* k : {"priority", "priorityClassName", "schedulerName", "tolerations",
+                          "nodeSelector", "affinity", "topologySpreadConstraints"}) {
+      if (c.has(k)) sp[k] = c.child(k).node;
+    }
+    spec = parse_pod_spec(meta, sp, c.file, c.path);
+  }
+  if (c.has("constraints")) spec.constraints = parse_constraint_list(c.child("constraints"));
+  t.spec = std::make_shared<PodSpec>(std::move(spec));
+  t.exec = parse_exec(c);
+  return t;
+}
+
+// ---------------------------------------------------------------- cluster
+
+void read_map_resources(const Ctx& c, Resources* out) {
+  c.expect_map();
+  for (const std::string& k : c.keys()) {
+    const ResourceId id = resource_id(k);
+    (*out)[id] = parse_resource_quantity(id, c.child(k).str(), c.child(k).where());
+  }
+}
+
+Taint parse_taint(const Ctx& c) {
+  check_keys(c, {"key", "value", "effect"});
+  Taint t;
+  t.key = intern(c.child("key").str());
+  t.value = intern(c.str_or("value", ""));
+  auto e = parse_taint_effect(c.str_or("effect", "NoSchedule"));
+  if (!e || *e == TaintEffect::kNone) {
+    c.child("effect").fail("expected NoSchedule, PreferNoSchedule or NoExecute");
+  }
+  t.effect = *e;
+  return t;
+}
+
+NodeGroup parse_node_group(const Ctx& c) {
+  check_keys(c, {"name", "count", "cpu", "memory", "pods", "gpu", "ephemeral-storage", "resources",
+                 "allocatable", "labels", "annotations", "taints", "tier", "constraints", "speed",
+                 "unschedulable"});
+  NodeGroup g;
+  g.where = c.where();
+  if (!c.has("name")) c.fail("node group without a name");
+  g.name = c.child("name").str();
+  if (c.has("count")) g.count = static_cast<int>(positive_int(c.child("count"), 0));
+  Node& n = g.tmpl;
+  if (!c.has("cpu")) c.fail("node group \"" + g.name + "\" needs cpu");
+  n.capacity[kCpu] = parse_milli_quantity(c.child("cpu").str(), c.child("cpu").where());
+  if (c.has("memory")) {
+    n.capacity[kMemory] = parse_unit_quantity(c.child("memory").str(), c.child("memory").where());
+  }
+  n.capacity[kPods] = c.has("pods") ? positive_int(c.child("pods"), 0) : 110;
+  if (c.has("gpu")) n.capacity[kGpu] = positive_int(c.child("gpu"), 0);
+  if (c.has("ephemeral-storage")) {
+    n.capacity[kEphemeralStorage] = parse_unit_quantity(c.child("ephemeral-storage").str(),
+                                                        c.child("ephemeral-storage").where());
+  }
+  if (c.has("resources")) read_map_resources(c.child("resources"), &n.capacity);
+  n.allocatable = n.capacity;
+  if (c.has("allocatable")) read_map_resources(c.child("allocatable"), &n.allocatable);
+  for (const char* k : {"labels", "annotations"}) {
+    Ctx m = c.child(k);
+    if (!m.defined()) continue;
+    m.expect_map();
+    for (const std::string& key : m.keys()) {
+      (std::string(k) == "labels" ? n.labels : n.annotations).set(key, m.child(key).str());
+    }
+  }
+  if (c.has("tier")) {
+    const std::string tier = c.child("tier").str();
+    if (tier != "edge" && tier != "cloud") c.child("tier").fail("expected edge or cloud");
+    n.labels.set("orrery.io/tier", tier);
+  }
+  if (c.has("constraints")) {
+    const uint64_t bits = parse_constraint_list(c.child("constraints"));
+    std::string ids;
+    for (int i = 0; i < 64; ++i)
+      if (bits >> i & 1) ids += (ids.empty() ? "" : ",") + std::to_string(i);
+    n.annotations.set("orrery.io/constraints", ids);
+  }
+  Ctx taints = c.child("taints");
+  if (taints.defined()) {
+    taints.expect_seq();
+    for (size_t i = 0; i < taints.size(); ++i) n.taints.push_back(parse_taint(taints.item(i)));
+  }
+  n.unschedulable = c.bool_or("unschedulable", false);
+  g.speed = c.f64_or("speed", 1.0);
+  if (g.speed <= 0) c.child("speed").fail("expected a positive speed");
+  return g;
+}
+
+// ---------------------------------------------------------------- workloads
+
+HpaSpec parse_hpa(const Ctx& c) {
+  check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior"});
+  HpaSpec h;
+  h.min_replicas =
+      static_cast<int32_t>(c.has("minReplicas") ? positive_int(c.child("minReplicas"), 0) : 1);
+  if (!c.has("maxReplicas")) c.fail("hpa needs maxReplicas");
+  h.max_replicas = static_cast<int32_t>(positive_int(c.child("maxReplicas")));
+  if (h.max_replicas < h.min_replicas)
+    c.child("maxReplicas").fail("expected maxReplicas >= minReplicas");
+  h.target = c.f64_or("target", 1.0);
+  if (h.target <= 0) c.child("target").fail("expected a positive target");
+  h.tolerance = c.f64_or("tolerance", 0.1);
+  if (h.tolerance < 0) c.child("tolerance").fail("expected a non-negative tolerance");
+  if (c.has("syncPeriod")) h.sync_period = parse_duration(c.child("syncPeriod"));
+  if (h.sync_period <= 0) c.child("syncPeriod").fail("expected a positive period");
+  Ctx b = c.child("behavior");
+  if (b.defined()) {
+    check_keys(b, {"scaleUp", "scaleDown"});
+    for (const char* dir : {"scaleUp", "scaleDown"}) {
+      Ctx r = b.child(dir);
+      if (!r.defined()) continue;
+      check_keys(r, {"stabilizationWindowSeconds", "selectPolicy", "policies"});
+      ScalingRules& rules = std::string(dir) == "scaleUp" ? h.up : h.down;
+      if (r.has("stabilizationWindowSeconds")) {
+        rules.stabilization = positive_int(r.child("stabilizationWindowSeconds"), 0) * kSecond;
+      }
+      if (r.has("selectPolicy")) {
+        const std::string s = r.child("selectPolicy").str();
+        if (s == "Max") {
+          rules.select = ScalingRules::Select::kMax;
+        } else if (s == "Min") {
+          rules.select = ScalingRules::Select::kMin;
+        } else if (s == "Disabled") {
+          rules.select = ScalingRules::Select::kDisabled;
+        } else {
+          r.child("selectPolicy").fail("expected Max, Min or Disabled");
+        }
+      }
+      Ctx ps = r.child("policies");
+      if (ps.defined()) {
+        ps.expect_seq();
+        rules.policies.clear();
+        for (size_t i = 0; i < ps.size(); ++i) {
+          Ctx p = ps.item(i);
+          check_keys(p, {"type", "value", "periodSeconds"});
+          ScalingPolicy pol;
+          const std::string type = p.child("type").str();
+          if (type == "Pods") {
+            pol.type = ScalingPolicy::Type::kPods;
+          } else if (type == "Percent") {
+            pol.type = ScalingPolicy::Type::kPercent;
+          } else {
+            p.child("type").fail("expected Pods or Percent");
+          }
+          pol.value = static_cast<int32_t>(positive_int(p.child("value")));
+          pol.period = positive_int(p.child("periodSeconds")) * kSecond;
+          rules.policies.push_back(pol);
+        }
+      }
+    }
+  }
+  return h;
+}
+
+DeploymentDef parse_deployment(const Ctx& c) {
+  std::vector<const char*> keys(kTemplateKeys);
+  for (const char* k : {"name", "replicas", "hpa", "demand"}) keys.push_back(k);
+  c.expect_map();
+  for (const std::string& k : c.keys()) {
+    bool ok = false;
+    for (const char* kk : keys) ok = ok || k == kk;
+    if (!ok) c.child(k).fail("unknown field for a deployment");
+  }
+  DeploymentDef d;
+  d.where = c.where();
+  if (!c.has("name")) c.fail("deployment without a name");
+  d.name = c.child("name").str();
+  d.replicas = static_cast<int32_t>(c.has("replicas") ? positive_int(c.child("replicas"), 0) : 1);
+  d.tmpl = parse_pod_template(c);
+  if (c.has("hpa")) d.hpa = parse_hpa(c.child("hpa"));
+  Ctx dem = c.child("demand");
+  if (dem.defined()) {
+    dem.expect_seq();
+    Time last = -1;
+    for (size_t i = 0; i < dem.size(); ++i) {
+      Ctx s = dem.item(i);
+      check_keys(s, {"at", "load"});
+      const Time at = parse_duration(s.child("at"));
+      if (at < last) s.child("at").fail("demand steps must be in time order");
+      last = at;
+      const double load = s.child("load").f64();
+      if (load < 0) s.child("load").fail("expected a non-negative load");
+      d.demand.set(at, load);
+    }
+    if (!d.hpa) dem.fail("a demand signal needs an hpa to turn it into replicas");
+  }
+  return d;
+}
+
+JobSpec parse_job_body(const Ctx& c, const std::string& name) {
+  JobSpec j;
+  j.name = name;
+  j.tmpl = parse_pod_template(c);
+  if (c.has("completions"))
+    j.completions = static_cast<int32_t>(positive_int(c.child("completions")));
+  j.parallelism = c.has("parallelism") ? static_cast<int32_t>(positive_int(c.child("parallelism")))
+                                       : j.completions;
+  if (c.has("backoffLimit")) {
+    j.backoff_limit = static_cast<int32_t>(positive_int(c.child("backoffLimit"), 0));
+  }
+  if (!j.tmpl.exec.work) c.fail("a job needs work (how long each pod runs at full speed)");
+  return j;
+}
+
+void check_job_keys(const Ctx& c, std::initializer_list<const char*> extra) {
+  c.expect_map();
+  for (const std::string& k : c.keys()) {
+    bool ok = false;
+    for (const char* kk : kTemplateKeys) ok = ok || k == kk;
+    for (const char* kk : extra) ok = ok || k == kk;
+    if (!ok) c.child(k).fail("unknown field");
+  }
+}
+
+JobDef parse_job(const Ctx& c) {
+  check_job_keys(c, {"name", "at", "completions", "parallelism", "backoffLimit"});
+  if (!c.has("name")) c.fail("job without a name");
+  JobDef d;
+  d.spec = parse_job_body(c, c.child("name").str());
+  if (c.has("at")) d.at = parse_duration(c.child("at"));
+  return d;
+}
+
+ArrivalDef parse_arrivals(const Ctx& c) {
+  check_keys(c, {"name", "process", "rate", "interval", "start", "stop", "count", "job"});
+  ArrivalDef a;
+  if (!c.has("name")) c.fail("arrivals without a name");
+  a.name = c.child("name").str();
+  const std::string process = c.str_or("process", c.has("interval") ? "interval" : "poisson");
+  if (process == "poisson" || process == "constant") {
+    if (!c.has("rate")) c.fail("process \"" + process + "\" needs rate (arrivals per second)");
+    const double rate = c.child("rate").f64();
+    if (rate <= 0) c.child("rate").fail("expected a positive rate");
+    a.interval = process == "poisson" ? Dist::exponential(1e6 / rate) : Dist::constant(1e6 / rate);
+  } else if (process == "interval") {
+    if (!c.has("interval")) c.fail("process \"interval\" needs interval (a duration distribution)");
+    a.interval = parse_duration_dist(c.child("interval"));
+  } else {
+    c.child("process").fail("expected poisson, constant or interval");
+  }
+  if (c.has("start")) a.start = parse_duration(c.child("start"));
+  if (c.has("stop")) a.stop = parse_duration(c.child("stop"));
+  if (c.has("count")) a.count = positive_int(c.child("count"));
+  if (a.count < 0 && a.stop == kForever) c.fail("arrivals need count or stop");
+  Ctx job = c.child("job");
+  if (!job.defined()) c.fail("arrivals need a job template (job: {...})");
+  check_job_keys(job, {"completions", "parallelism", "backoffLimit"});
+  a.job = parse_job_body(job, a.name);
+  return a;
+}
+
+TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir) {
+  std::vector<const char*> keys(kTemplateKeys);
+  for (const char* k : {"file", "name", "offset"}) keys.push_back(k);
+  c.expect_map();
+  for (const std::string& k : c.keys()) {
+    bool ok = false;
+    for (const char* kk : keys) ok = ok || k == kk;
+    if (!ok) c.child(k).fail("unknown field for a trace");
+  }
+  TraceDef t;
+  if (!c.has("file")) c.fail("trace needs file");
+  t.file = resolve(base_dir, c.child("file").str());
+  t.prefix = c.str_or("name", "");
+  if (c.has("offset")) t.offset = parse_duration(c.child("offset"));
+  if (c.has("work")) c.child("work").fail("a trace gives each task's work itself");
+  t.tmpl = parse_pod_template(c);
+  if (!std::filesystem::is_regular_file(t.file)) {
+    c.child("file").fail("no such trace file: " + t.file);
+  }
+  t.trace = std::make_shared<Trace>(read_trace(t.file));
+  return t;
+}
+
+DemandCyclesDef parse_demand_cycles(const Ctx& c) {
+  check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis"});
+  DemandCyclesDef d;
+  d.where = c.where();
+  if (!c.has("deployments")) c.fail("demand_cycles needs deployments");
+  d.deployments = c.child("deployments").str_list();
+  if (d.deployments.empty()) c.child("deployments").fail("expected at least one deployment");
+  if (c.has("cycles")) d.spec.cycles = static_cast<int>(positive_int(c.child("cycles")));
+  if (c.has("period")) d.spec.period = parse_duration(c.child("period"));
+  if (d.spec.period <= 0) c.child("period").fail("expected a positive period");
+  if (c.has("start")) d.spec.start = parse_duration(c.child("start"));
+  if (!c.has("mean")) c.fail("demand_cycles needs mean (fraction of the basis resources)");
+  d.spec.mean = c.child("mean").f64();
+  d.spec.sd = c.f64_or("sd", 0.0);
+  if (d.spec.sd < 0) c.child("sd").fail("expected sd >= 0");
+  Ctx basis = c.child("basis");
+  if (basis.defined()) {
+    if (basis.node.IsScalar()) {
+      const std::string b = basis.str();
+      if (b == "edge") {
+        d.basis = DemandCyclesDef::Basis::kEdge;
+      } else if (b == "all") {
+        d.basis = DemandCyclesDef::Basis::kAll;
+      } else {
+        basis.fail("expected edge, all or {cpu: ..., memory: ...}");
+      }
+    } else {
+      check_keys(basis, {"cpu", "memory"});
+      d.basis = DemandCyclesDef::Basis::kExplicit;
+      read_map_resources(basis, &d.spec.basis);
+    }
+  }
+  return d;
+}
+
+NodeEventDef parse_event(const Ctx& c) {
+  check_keys(c, {"at", "action", "nodes", "group"});
+  NodeEventDef e;
+  e.where = c.where();
+  if (!c.has("at")) c.fail("event needs at");
+  e.at = parse_duration(c.child("at"));
+  const std::string action = c.child("action").str();
+  if (action == "fail") {
+    e.action = NodeEventDef::Action::kFail;
+  } else if (action == "recover") {
+    e.action = NodeEventDef::Action::kRecover;
+  } else if (action == "remove") {
+    e.action = NodeEventDef::Action::kRemove;
+  } else if (action == "add") {
+    e.action = NodeEventDef::Action::kAdd;
+  } else {
+    c.child("action").fail("expected fail, recover, remove or add");
+  }
+  if (e.action == NodeEventDef::Action::kAdd) {
+    if (!c.has("group")) c.fail("action add needs group (a node group)");
+    e.group = parse_node_group(c.child("group"));
+  } else {
+    if (!c.has("nodes")) c.fail("action " + action + " needs nodes (node or group names)");
+    e.nodes = c.child("nodes").str_list();
+  }
+  return e;
+}
+
+Lifecycle parse_lifecycle(const Ctx& c) {
+  Lifecycle l;
+  if (!c.defined()) return l;
+  check_keys(c, {"api", "bind", "startup", "termination", "gc", "node_failure"});
+  if (c.has("api")) l.api = parse_duration_dist(c.child("api"));
+  if (c.has("bind")) l.bind = parse_duration_dist(c.child("bind"));
+  if (c.has("startup")) l.startup = parse_duration_dist(c.child("startup"));
+  if (c.has("termination")) l.termination = parse_duration_dist(c.child("termination"));
+  if (c.has("gc")) l.gc = parse_duration_dist(c.child("gc"));
+  Ctx nf = c.child("node_failure");
+  if (nf.defined()) {
+    check_keys(nf, {"detection", "eviction"});
+    if (nf.has("detection")) l.failure_detection = parse_duration(nf.child("detection"));
+    if (nf.has("eviction")) l.failure_eviction = parse_duration(nf.child("eviction"));
+  }
+  return l;
+}
+
+SchedulerDef parse_scheduler(const Ctx& c, const std::string& base_dir) {
+  SchedulerDef s;
+  if (c.node.IsScalar()) {
+    s.policy = c.str();
+    return s;
+  }
+  check_keys(c, {"policy", "config", "args"});
+  if (!c.has("policy")) c.fail("scheduler needs policy (e.g. kube-default)");
+  s.policy = c.child("policy").str();
+  if (c.has("config")) {
+    s.config = resolve(base_dir, c.child("config").str());
+  }
+  s.args = c.child("args");
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> NodeGroup::node_names() const {
+  std::vector<std::string> out;
+  if (count == 1) {
+    out.push_back(name);
+  } else {
+    for (int i = 0; i < count; ++i) out.push_back(name + "-" + std::to_string(i));
+  }
+  return out;
+}
+
+bool Scenario::has_endless_work() const {
+  if (!deployments.empty() || !snapshot_pods.empty()) return true;
+  for (const ArrivalDef& a : arrivals)
+    if (a.count < 0 && a.stop == kForever) return true;
+  return false;
+}
+
+Time Scenario::natural_duration() const {
+  Time end = 0;
+  for (const DemandCyclesDef& d : demand_cycles) {
+    end = std::max(end, d.spec.start + d.spec.period * d.spec.cycles);
+  }
+  return end;
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& source,
+                        const std::string& base_dir) {
+  Ctx root{source, yaml::parse_document(text, source), ""};
+  check_keys(root, {"name", "description", "seed", "duration", "scheduler", "schedulers",
+                    "lifecycle", "metrics", "cluster", "workloads", "events"});
+  Scenario s;
+  s.source = source;
+  s.name = root.str_or("name", std::filesystem::path(source).stem().string());
+  if (root.has("seed")) {
+    const int64_t seed = root.child("seed").i64();
+    if (seed < 0) root.child("seed").fail("expected a non-negative seed");
+    s.seed = static_cast<uint64_t>(seed);
+  }
+  if (root.has("duration")) {
+    s.duration = parse_duration(root.child("duration"));
+    if (s.duration <= 0) root.child("duration").fail("expected a positive duration");
+  }
+  if (root.has("scheduler") && root.has("schedulers")) {
+    root.child("schedulers").fail("give scheduler or schedulers, not both");
+  }
+  if (root.has("scheduler")) {
+    s.schedulers = {parse_scheduler(root.child("scheduler"), base_dir)};
+  } else if (root.has("schedulers")) {
+    Ctx l = root.child("schedulers");
+    l.expect_seq();
+    if (l.size() == 0) l.fail("expected at least one scheduler");
+    s.schedulers.clear();
+    for (size_t i = 0; i < l.size(); ++i)
+      s.schedulers.push_back(parse_scheduler(l.item(i), base_dir));
+  }
+  s.lifecycle = parse_lifecycle(root.child("lifecycle"));
+  Ctx metrics = root.child("metrics");
+  if (metrics.defined()) {
+    check_keys(metrics, {"sample_interval"});
+    if (metrics.has("sample_interval")) {
+      s.sample_interval = parse_duration(metrics.child("sample_interval"));
+      if (s.sample_interval <= 0)
+        metrics.child("sample_interval").fail("expected a positive interval");
+    }
+  }
+
+  // Cluster.
+  Ctx cluster = root.child("cluster");
+  if (!cluster.defined()) root.fail("missing cluster (node groups or a snapshot)");
+  check_keys(cluster, {"nodes", "snapshot"});
+  Ctx groups = cluster.child("nodes");
+  if (groups.defined()) {
+    groups.expect_seq();
+    for (size_t i = 0; i < groups.size(); ++i)
+      s.node_groups.push_back(parse_node_group(groups.item(i)));
+  }
+  if (cluster.has("snapshot")) {
+    K8sObjects objs = load_k8s_objects(resolve(base_dir, cluster.child("snapshot").str()));
+    s.snapshot_nodes = std::move(objs.nodes);
+    s.snapshot_pods = std::move(objs.pods);
+  }
+  if (s.node_groups.empty() && s.snapshot_nodes.empty()) cluster.fail("the cluster has no nodes");
+  std::set<std::string> names;
+  for (const NodeGroup& g : s.node_groups) {
+    for (const std::string& n : g.node_names()) {
+      if (!names.insert(n).second) {
+        throw InputError(g.where + ": duplicate node name \"" + n + "\"");
+      }
+    }
+  }
+
+  // Workloads.
+  Ctx wl = root.child("workloads");
+  if (wl.defined()) {
+    wl.expect_seq();
+    for (size_t i = 0; i < wl.size(); ++i) {
+      Ctx item = wl.item(i);
+      item.expect_map();
+      const std::vector<std::string> keys = item.keys();
+      if (keys.size() != 1) {
+        item.fail("expected one of deployment, job, arrivals, trace, demand_cycles");
+      }
+      const std::string& kind = keys[0];
+      Ctx body = item.child(kind);
+      if (kind == "deployment") {
+        s.deployments.push_back(parse_deployment(body));
+      } else if (kind == "job") {
+        s.jobs.push_back(parse_job(body));
+      } else if (kind == "arrivals") {
+        s.arrivals.push_back(parse_arrivals(body));
+      } else if (kind == "trace") {
+        s.traces.push_back(parse_trace_workload(body, base_dir));
+      } else if (kind == "demand_cycles") {
+        s.demand_cycles.push_back(parse_demand_cycles(body));
+      } else {
+        item.child(kind).fail(
+            "unknown workload (expected deployment, job, arrivals, trace, "
+            "demand_cycles)");
+      }
+    }
+  }
+  std::set<std::string> dep_names;
+  for (const DeploymentDef& d : s.deployments) {
+    if (!dep_names.insert(d.name).second) {
+      throw InputError(d.where + ": duplicate deployment \"" + d.name + "\"");
+    }
+  }
+  for (const DemandCyclesDef& dc : s.demand_cycles) {
+    for (const std::string& n : dc.deployments) {
+      auto it = std::find_if(s.deployments.begin(), s.deployments.end(),
+                             [&](const DeploymentDef& d) { return d.name == n; });
+      if (it == s.deployments.end()) {
+        throw InputError(dc.where + ": deployments: no deployment named \"" + n + "\"");
+      }
+      if (!it->hpa) {
+        throw InputError(it->where + ": deployment \"" + n +
+                         "\" is driven by demand_cycles and needs an hpa");
+      }
+      if (!it->demand.empty()) {
+        throw InputError(it->where + ": deployment \"" + n +
+                         "\" has both a demand list and demand_cycles");
+      }
+    }
+  }
+
+  Ctx ev = root.child("events");
+  if (ev.defined()) {
+    ev.expect_seq();
+    for (size_t i = 0; i < ev.size(); ++i) s.events.push_back(parse_event(ev.item(i)));
+  }
+  if (s.duration == 0) s.duration = s.natural_duration();
+  if (s.duration == 0 && s.has_endless_work()) {
+    root.fail("missing duration: deployments (and open-ended arrivals) run until stopped");
+  }
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  const std::string text = read_text_file(path);
+  return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
+}
+
+Scenario trace_scenario(const std::string& trace_file, int workers) {
+  if (workers <= 0) throw InputError("--workers: expected a positive number of workers");
+  Scenario s;
+  s.name = std::filesystem::path(trace_file).stem().string();
+  s.source = trace_file;
+  NodeGroup g;
+  g.name = "worker";
+  g.count = workers;
+  g.tmpl.capacity[kCpu] = 1000;
+  g.tmpl.capacity[kMemory] = int64_t{1} << 30;
+  g.tmpl.capacity[kPods] = 1;
+  g.tmpl.allocatable = g.tmpl.capacity;
+  s.node_groups.push_back(g);
+  TraceDef t;
+  t.file = trace_file;
+  t.tmpl.spec = std::make_shared<PodSpec>([] {
+    PodSpec p;
+    Container c;
+    c.name = "task";
+    p.containers.push_back(c);
+    p.finalize();
+    return p;
+  }());
+  t.trace = std::make_shared<Trace>(read_trace(trace_file));
+  s.traces.push_back(std::move(t));
+  return s;
+}
+
+}  // namespace orrery::sim

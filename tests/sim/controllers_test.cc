@@ -1,0 +1,308 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/demand.h"
+#include "sim/hpa.h"
+#include "sim/job.h"
+#include "sim/replicaset.h"
+#include "sim_test_util.h"
+
+namespace orrery::sim {
+namespace {
+
+using namespace testing;
+
+// A backend with one big node and a scheduler-less binder: every new pending pod is bound to the
+// first node at once.
+struct Bench : fw::EventListener {
+  EventLoop loop;
+  SimBackend sim;
+  explicit Bench(Lifecycle lc = {}) : sim(loop, 7, lc) {
+    sim.add_node(make_node("n0", 64000, 256 * kGi));
+    sim.add_node(make_node("n1", 64000, 256 * kGi));
+    sim.add_listener(this);
+  }
+  ~Bench() override { sim.remove_listener(this); }
+  bool bind = true;
+  void on_event(const fw::ClusterEvent& e) override {
+    if (bind && e.kind == fw::EventKind::kPodAdded && sim.state().pod_node(e.pod) == kNoNode) {
+      sim.state().assign(e.pod, 0);
+      sim.bind(e.pod, 0);
+    }
+  }
+};
+
+PodTemplate tmpl(int64_t cpu = 100) {
+  PodTemplate t;
+  t.spec = make_spec(cpu, 64 * kMi);
+  return t;
+}
+
+TEST(ReplicaSet, KeepsReplicasAndRecreatesDeletedPods) {
+  Bench b;
+  ReplicaSet rs(b.sim, "web", tmpl(), 3, 1);
+  b.loop.run_until(kSecond);
+  auto pods = rs.active_pods();
+  ASSERT_EQ(pods.size(), 3u);
+  EXPECT_EQ(b.sim.state().pod(pods[0]).name, "web-0");
+  EXPECT_EQ(b.sim.state().pod(pods[0]).owner.kind, OwnerKind::kReplicaSet);
+  EXPECT_EQ(b.sim.state().pod(pods[0]).spec->labels.get(std::string_view("app")), "web");
+  b.sim.delete_pod(pods[1], "chaos");
+  b.loop.run_until(2 * kSecond);
+  pods = rs.active_pods();
+  ASSERT_EQ(pods.size(), 3u);
+  EXPECT_EQ(b.sim.state().pod(pods[2]).name, "web-3");
+  EXPECT_EQ(b.sim.restarts(pods[2]), 1u);  // the deleted replica's successor
+  EXPECT_EQ(rs.created(), 4u);
+}
+
+TEST(ReplicaSet, CountsTerminatingPodsAsGoneAndReplacesThemAtOnce) {
+  Lifecycle lc;
+  lc.termination = Dist::constant(30 * kSecond);
+  Bench b(lc);
+  ReplicaSet rs(b.sim, "web", tmpl(), 2, 1);
+  b.loop.run_until(kSecond);
+  const PodId victim = rs.active_pods()[0];
+  b.sim.delete_pod(victim, "evicted");
+  b.loop.run_until(2 * kSecond);
+  EXPECT_TRUE(b.sim.terminating(victim));
+  EXPECT_EQ(rs.active_pods().size(), 2u);
+  EXPECT_EQ(b.sim.state().pod_count(), 3u);  // the old one is still terminating
+  b.loop.run_until(40 * kSecond);
+  EXPECT_EQ(b.sim.state().pod_count(), 2u);
+}
+
+TEST(ReplicaSet, ScaleDownRemovesUnscheduledPodsFirst) {
+  Bench b;
+  ReplicaSet rs(b.sim, "web", tmpl(), 3, 1);
+  b.loop.run_until(kSecond);
+  b.bind = false;
+  rs.set_replicas(5);  // two more, which stay pending
+  b.loop.run_until(2 * kSecond);
+  ASSERT_EQ(rs.active_pods().size(), 5u);
+  rs.set_replicas(3);
+  b.loop.run_until(3 * kSecond);
+  auto pods = rs.active_pods();
+  ASSERT_EQ(pods.size(), 3u);
+  for (PodId p : pods) EXPECT_NE(b.sim.state().pod_node(p), kNoNode);
+}
+
+TEST(ReplicaSet, ScaleDownPrefersDoubledUpThenNewestPods) {
+  Bench b;
+  b.bind = false;
+  ReplicaSet rs(b.sim, "web", tmpl(), 3, 1);
+  b.loop.run_until(0);
+  // web-0 and web-1 on n0, web-2 alone on n1, started in that order.
+  auto pods = rs.active_pods();
+  const NodeId place[3] = {0, 0, 1};
+  for (int i = 0; i < 3; ++i) {
+    b.loop.run_until(i * kSecond);
+    b.sim.state().assign(pods[i], place[i]);
+    b.sim.bind(pods[i], place[i]);
+  }
+  b.loop.run_until(5 * kSecond);
+  rs.set_replicas(2);
+  b.loop.run_until(6 * kSecond);
+  auto left = rs.active_pods();
+  ASSERT_EQ(left.size(), 2u);
+  // web-1: doubled up (rank 2) and started after web-0.
+  std::vector<std::string> names;
+  for (PodId p : left) names.push_back(b.sim.state().pod(p).name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"web-0", "web-2"}));
+}
+
+TEST(ReplicaSet, AdoptsPodsCreatedWithItsOwnerRef) {
+  Bench b;
+  ReplicaSet rs(b.sim, "web", tmpl(), 2, 1);
+  b.loop.run_until(kSecond);
+  Pod extra = make_pod("web-migrated", make_spec(100, 64 * kMi));
+  extra.owner = {OwnerKind::kReplicaSet, "web"};
+  b.sim.create_pod(std::move(extra));
+  b.loop.run_until(2 * kSecond);
+  // Adopted, then the set is one too many and deletes one (the newest, as upstream would).
+  auto pods = rs.active_pods();
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(b.sim.state().pod_count(), 2u);
+}
+
+TEST(Demand, PiecewiseConstant) {
+  Demand d;
+  EXPECT_EQ(d.at(5), 0.0);
+  d.set(10, 2.5);
+  d.set(20, 1.0);
+  d.set(20, 4.0);
+  EXPECT_EQ(d.at(9), 0.0);
+  EXPECT_EQ(d.at(10), 2.5);
+  EXPECT_EQ(d.at(19), 2.5);
+  EXPECT_EQ(d.at(20), 4.0);
+  EXPECT_EQ(d.at(1000), 4.0);
+}
+
+TEST(DemandCycles, SplitsTheDrawnFractionEquallyOnTheDominantResource) {
+  DemandCycleSpec spec;
+  spec.cycles = 3;
+  spec.period = 90 * kSecond;
+  spec.mean = 1.0;
+  spec.sd = 0.0;  // every cycle draws exactly the mean
+  spec.basis[kCpu] = 16000;
+  spec.basis[kMemory] = 14 * kGi;
+  // KubeDSM Table 5: A = 1 core / 950Mi, D = 2 cores / 1900Mi.
+  Resources a, d;
+  a[kCpu] = 1000, a[kMemory] = 950 * kMi;
+  d[kCpu] = 2000, d[kMemory] = 1900 * kMi;
+  Demand da, dd;
+  Rng rng(1);
+  auto f = generate_demand_cycles(spec, {a, d}, rng, {&da, &dd});
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_DOUBLE_EQ(f[0], 1.0);
+  // Each service gets 8 cores and 7Gi: A holds max(8, 7Gi/950Mi = 7.55) = 8 pods, D 4 pods.
+  EXPECT_DOUBLE_EQ(da.at(0), 8.0);
+  EXPECT_DOUBLE_EQ(dd.at(100 * kSecond), 4.0);
+  EXPECT_EQ(da.steps().size(), 3u);
+  EXPECT_EQ(da.steps()[2].first, 180 * kSecond);
+
+  // With spread, draws vary per cycle, are never negative, and follow the seed.
+  spec.cycles = 200;
+  spec.sd = 0.5;
+  Rng r1(5), r2(5);
+  Demand x1, x2;
+  auto f1 = generate_demand_cycles(spec, {a}, r1, {&x1});
+  auto f2 = generate_demand_cycles(spec, {a}, r2, {&x2});
+  EXPECT_EQ(f1, f2);
+  double sum = 0;
+  for (double v : f1) {
+    EXPECT_GE(v, 0.0);
+    sum += v;
+  }
+  EXPECT_NEAR(sum / 200, 1.0, 0.12);
+}
+
+struct HpaBench {
+  Bench b;
+  ReplicaSet rs{b.sim, "web", tmpl(), 1, 1};
+  Demand demand;
+  HpaSpec spec;
+  std::unique_ptr<Hpa> hpa;
+  void make() { hpa = std::make_unique<Hpa>(b.loop, rs, demand, spec); }
+};
+
+TEST(Hpa, DesiredIsCeilOfLoadOverTargetOutsideTolerance) {
+  HpaBench h;
+  h.spec.max_replicas = 100;
+  h.spec.up.policies.clear();  // no rate limit for this test
+  h.demand.set(0, 1.05);       // within 10 % of 1 replica: no change
+  h.demand.set(15 * kSecond, 3.2);
+  h.demand.set(30 * kSecond, 7.0);  // ratio 7/4 = 1.75
+  h.make();
+  h.hpa->sync(0);
+  EXPECT_EQ(h.rs.replicas(), 1);
+  h.hpa->sync(15 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 4);
+  h.hpa->sync(30 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 7);
+  h.spec.max_replicas = 5;
+  h.demand.set(45 * kSecond, 7.3);  // 7.3/7 within tolerance
+  h.hpa->sync(45 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 7);
+}
+
+TEST(Hpa, ScaleDownWaitsForTheStabilizationWindow) {
+  HpaBench h;
+  h.spec.max_replicas = 100;
+  h.demand.set(0, 8.0);
+  h.demand.set(60 * kSecond, 2.0);
+  h.make();
+  for (Time t = 0; t <= 60 * kSecond; t += 15 * kSecond) h.hpa->sync(t);
+  EXPECT_EQ(h.rs.replicas(), 8);
+  // The highest recommendation of the last 300 s (8, last made at 45 s) holds while it is
+  // strictly inside the window, i.e. until 330 s.
+  for (Time t = 75 * kSecond; t <= 330 * kSecond; t += 15 * kSecond) {
+    h.hpa->sync(t);
+    EXPECT_EQ(h.rs.replicas(), 8) << "t=" << t;
+  }
+  h.hpa->sync(345 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 2);
+}
+
+TEST(Hpa, ScaleUpIsRateLimitedByDefaultPolicies) {
+  HpaBench h;
+  h.spec.max_replicas = 100;
+  h.demand.set(0, 40.0);
+  h.make();
+  // Default scale-up: max(+4 pods, +100 %) per 15 s from the period's starting count.
+  h.hpa->sync(0);
+  EXPECT_EQ(h.rs.replicas(), 5);  // 1 + 4 > 1 × 2
+  h.hpa->sync(15 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 10);  // 5 × 2
+  h.hpa->sync(30 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 20);
+  h.hpa->sync(45 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 40);
+  h.hpa->sync(60 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 40);
+}
+
+TEST(Hpa, ClampsToMinAndMaxAndDrivesTheReplicaSet) {
+  HpaBench h;
+  h.spec.min_replicas = 2;
+  h.spec.max_replicas = 6;
+  h.spec.down.stabilization = 0;
+  h.demand.set(0, 100.0);
+  h.demand.set(120 * kSecond, 0.0);
+  h.make();
+  h.hpa->start();
+  h.b.loop.run_until(100 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 6);
+  EXPECT_EQ(h.rs.active_pods().size(), 6u);
+  h.b.loop.run_until(200 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 2);
+  EXPECT_EQ(h.rs.active_pods().size(), 2u);
+}
+
+TEST(Job, RunsCompletionsWithBoundedParallelism) {
+  Bench b;
+  JobLog log;
+  JobSpec spec;
+  spec.name = "batch";
+  spec.tmpl = tmpl();
+  spec.tmpl.exec.work = Dist::constant(10.0 * kSecond);
+  spec.completions = 5;
+  spec.parallelism = 2;
+  b.loop.run_until(3 * kSecond);
+  Job job(b.sim, spec, 42, 1, log);
+  EXPECT_EQ(log.open(), 1u);
+  b.loop.run_until(3 * kSecond);
+  EXPECT_EQ(b.sim.state().pod_count(), 2u);
+  b.loop.run_until();
+  EXPECT_TRUE(job.finished());
+  ASSERT_EQ(log.records().size(), 1u);
+  const JobRecord& r = log.records()[0];
+  EXPECT_EQ(r.id, 42u);
+  EXPECT_EQ(r.arrival, 3 * kSecond);
+  EXPECT_EQ(r.finish, 33 * kSecond);  // waves of 2, 2, 1 pods of 10 s
+  EXPECT_EQ(r.ideal, 10 * kSecond);
+  EXPECT_EQ(r.tasks, 5u);
+  EXPECT_EQ(log.open(), 0u);
+}
+
+TEST(Job, ReplacesFailedPodsUntilTheBackoffLimit) {
+  Bench b;
+  JobLog log;
+  JobSpec spec;
+  spec.name = "oom";
+  spec.tmpl.spec = make_spec(100, 64 * kMi);
+  spec.tmpl.exec.memory = Dist::constant(512.0 * kGi);  // every pod is OOM-killed at start
+  spec.tmpl.exec.work = Dist::constant(10.0 * kSecond);
+  spec.backoff_limit = 3;
+  Job job(b.sim, spec, 1, 1, log);
+  b.loop.run_until();
+  EXPECT_TRUE(job.finished());
+  EXPECT_EQ(job.failures(), 4);
+  EXPECT_EQ(log.failed_count(), 1u);
+  EXPECT_TRUE(log.records().empty());
+}
+
+}  // namespace
+}  // namespace orrery::sim
