@@ -182,6 +182,7 @@ void KubeDsm::schedule_batch() {
   const int64_t t0 = wall_now_ns();
   const Placement p = core_.immediate_schedule(v.model, v.batch);
   stats_.immediate_wall_ns.push_back(wall_now_ns() - t0);
+  stats_.immediate_pods.push_back(static_cast<int>(p.edge.size() + p.cloud.size()));
   ++stats_.batches;
   stats_.binds_edge += p.edge.size();
   stats_.binds_cloud += p.cloud.size();
