@@ -5,7 +5,9 @@
 #include <map>
 
 #include "framework/scheduler.h"
+#include "plugins/register.h"
 #include "policies/baselines/edge_preference.h"
+#include "policies/baselines/profiles.h"
 
 namespace orrery::baselines {
 namespace {
@@ -160,6 +162,68 @@ TEST(Sencillo, RegistersFourPlugins) {
   EXPECT_EQ(r.names(), (std::vector<std::string>{"BiggestEdgeFirst", "CloudFirst", "SencilloRandom",
                                                  "SmallestEdgeFirst"}));
   EXPECT_EQ(r.create("CloudFirst", {})->name(), "CloudFirst");
+}
+
+// Schedules with full profiles (the default plugins); returns per-tier counts.
+std::map<std::string, int> tiers(fw::SnapshotBackend& be,
+                                 std::vector<std::unique_ptr<fw::Profile>> profiles) {
+  fw::SchedulerOptions opt;
+  opt.seed = 3;
+  fw::Scheduler s(be, std::move(profiles), opt);
+  s.enqueue_pending();
+  std::map<std::string, int> out;
+  for (const auto& o : s.run_until_idle())
+    ++out[o.scheduled ? std::string(to_string(be.state().node(o.node).tier)) : "pending"];
+  return out;
+}
+
+TEST(SencilloProfiles, KeepTheDefaultFilters) {
+  ClusterState st = paper_cluster();
+  Node n4 = st.node(*st.find_node("N4"));
+  Taint t;
+  t.key = intern("maintenance");
+  t.effect = TaintEffect::kNoSchedule;
+  n4.taints.push_back(t);
+  st.update_node(*st.find_node("N4"), n4);
+  st.add_pod(pod("a", 1, 1));
+  fw::SnapshotBackend be(std::move(st));
+  fw::Scheduler s(be, sencillo_profiles(Sencillo::kBiggestEdgeFirst));
+  s.enqueue_pending();
+  const auto outs = s.run_until_idle();
+  ASSERT_EQ(outs.size(), 1u);
+  EXPECT_EQ(be.state().node(outs[0].node).name, "N2");  // N4 is tainted, N2 is the next biggest
+}
+
+// The paper's K8S baseline: the default profile with the cloud tainted PreferNoSchedule and pods
+// preferring edge nodes fills the edge first; without them, LeastAllocated favours the big cloud.
+TEST(SencilloProfiles, EdgePreferenceMakesKubeDefaultFillTheEdgeFirst) {
+  auto run = [](bool prefer) {
+    ClusterState st = paper_cluster();
+    if (prefer) {
+      const NodeId c = *st.find_node("N5");
+      Node n = st.node(c);
+      taint_cloud_node(n);
+      st.update_node(c, n);
+    }
+    auto spec = std::make_shared<PodSpec>(*pod("x", 1, 0).spec);
+    spec->containers[0].requests[kMemory] = 950LL << 20;
+    spec->containers[0].requests_set = spec->containers[0].requests.nonzero_mask();
+    if (prefer) prefer_edge(*spec);
+    spec->finalize();
+    for (int i = 0; i < 20; ++i) {
+      Pod p;
+      p.name = "a-" + std::to_string(i);
+      p.spec = spec;
+      st.add_pod(std::move(p));
+    }
+    fw::SnapshotBackend be(std::move(st));
+    return tiers(be, plugins::default_profiles());
+  };
+  const auto with = run(true);
+  EXPECT_EQ(with.at("edge"), 14);  // memory-bound: 5 + 4 + 5 pods of 950Mi
+  EXPECT_EQ(with.at("cloud"), 6);
+  const auto without = run(false);
+  EXPECT_LT(without.at("edge"), 14);
 }
 
 TEST(EdgePreference, TaintsCloudNodesOnceAndLeavesEdgeNodesAlone) {
