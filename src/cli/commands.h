@@ -21,6 +21,8 @@ using CommandTable = std::vector<Command>;
 
 // Registration functions, one per command file (cmd_*.cc). Add yours to kRegistrations in main.cc.
 void register_version(CLI::App& root, CommandTable& table);
+// `orrery schedule` and `orrery score` (cmd_schedule.cc).
+void register_schedule(CLI::App& root, CommandTable& table);
 void register_report(CLI::App& root, CommandTable& table);
 
 // The shared parent of `orrery repro <system>`: each system adds its own subcommand to it.

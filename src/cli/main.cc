@@ -23,6 +23,7 @@ using Registration = void (*)(CLI::App&, CommandTable&);
 const Registration kRegistrations[] = {
     register_version,
     register_report,
+    register_schedule,
 };
 
 int run(int argc, char** argv) {

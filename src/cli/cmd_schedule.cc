@@ -1,0 +1,290 @@
+// `orrery schedule` and `orrery score`: the kube-default scheduler (or a
+// KubeSchedulerConfiguration) over a static cluster snapshot.
+//
+//   orrery schedule --cluster FILE [--config FILE] [--out FILE] [--seed N]
+//     schedules every pending pod (no nodeName, not finished, schedulerName served by a profile),
+//     with preemption; prints a table (pod, node or "-", reason) and the evictions, and with --out
+//     writes {"placements": [{"pod": "ns/name", "node": "n1" | null, "reason": "..."}],
+//             "evictions": [{"pod": "ns/name", "node": "n1", "preemptor": "ns/name"}]}
+//     (placements in the order pods were first attempted; reason "" for placed pods).
+//   orrery score --cluster FILE --pod FILE [--config FILE]
+//     prints {"pod": "ns/name", "nodes": [{"node", "feasible", "reasons", "scores", "total"}]}:
+//     every node's filter verdict, each score plugin's normalised score (0-100, before weights;
+//     0 for a plugin that skipped the pod) and the weighted total (0 for infeasible nodes).
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "core/k8s_objects.h"
+#include "framework/config.h"
+#include "framework/scheduler.h"
+#include "plugins/register.h"
+#include "policies/baselines/sencillo.h"
+
+namespace orrery::cli {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+// The plugins a configuration may name: kube-default plus the Sencillo baselines.
+const fw::PluginRegistry& registry() {
+  static const fw::PluginRegistry r = [] {
+    fw::PluginRegistry reg;
+    plugins::register_default_plugins(reg);
+    baselines::register_sencillo_plugins(reg);
+    return reg;
+  }();
+  return r;
+}
+
+// Cluster state from a snapshot file; errors from building it (duplicates, unknown nodes) are
+// prefixed with the file name.
+ClusterState load_cluster(const std::string& path, K8sObjects objects) {
+  try {
+    return build_cluster(objects);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+}
+
+struct Setup {
+  fw::SchedulerConfig config;
+  std::vector<std::unique_ptr<fw::Profile>> profiles;
+};
+
+Setup load_setup(const std::string& config_path) {
+  Setup s;
+  s.config =
+      config_path.empty() ? fw::default_scheduler_config() : fw::load_scheduler_config(config_path);
+  std::vector<std::string> warnings;
+  s.profiles = plugins::build_profiles(s.config, registry(), &warnings);
+  for (const auto& w : warnings) std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+  return s;
+}
+
+fw::SchedulerOptions options(const fw::SchedulerConfig& config, uint64_t seed) {
+  fw::SchedulerOptions o;
+  o.seed = seed;
+  o.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
+  o.queue = fw::queue_options(config);
+  return o;
+}
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    width.resize(std::max(width.size(), r.size()));
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+struct ScheduleOptions {
+  std::string cluster, config, out;
+  uint64_t seed = 0;
+};
+
+int run_schedule(const ScheduleOptions& opt) {
+  ClusterState state = load_cluster(opt.cluster, load_k8s_objects(opt.cluster));
+  Setup setup = load_setup(opt.config);
+  fw::SnapshotBackend backend(std::move(state));
+  fw::Scheduler scheduler(backend, std::move(setup.profiles), options(setup.config, opt.seed));
+  const ClusterState& st = backend.state();
+
+  // Pending pods no profile serves are left alone; say so.
+  std::map<std::string, int> unserved;
+  for (PodId p : st.pods()) {
+    const Pod& pod = st.pod(p);
+    if (st.pod_node(p) == kNoNode && !is_terminal(pod.phase) && !scheduler.profile_for(pod)) {
+      unserved[std::string(interned(pod.spec->scheduler_name))]++;
+    }
+  }
+  for (const auto& [name, n] : unserved) {
+    std::fprintf(stderr,
+                 "orrery: note: %d pending pod(s) with schedulerName \"%s\" have no profile and "
+                 "are not scheduled\n",
+                 n, name.c_str());
+  }
+
+  const std::vector<fw::ScheduleOutcome> outcomes = fw::schedule_snapshot(scheduler, backend);
+
+  // One placement per pod, in the order pods were first attempted: where the pod is at the end, or
+  // why it is not placed (the last attempt's message; a pod placed and later preempted says so).
+  struct Placement {
+    PodId id;
+    uint64_t serial;
+    std::string pod, node, reason;
+  };
+  std::vector<Placement> placements;
+  std::map<uint64_t, size_t> index;  // pod serial → placement
+  for (const fw::ScheduleOutcome& o : outcomes) {
+    auto [it, fresh] = index.emplace(o.serial, placements.size());
+    if (fresh) placements.push_back({o.pod, o.serial, {}, {}, {}});
+    Placement& pl = placements[it->second];
+    if (pl.pod.empty() && st.pod_alive(o.pod) && st.pod_serial(o.pod) == o.serial) {
+      pl.pod = st.pod(o.pod).key();
+    }
+    if (!o.scheduled && o.message != "pod no longer pending") pl.reason = o.message;
+  }
+  std::erase_if(placements, [](const Placement& p) { return p.pod.empty(); });
+  for (Placement& pl : placements) {
+    if (st.pod_alive(pl.id) && st.pod_serial(pl.id) == pl.serial) {
+      if (st.pod_node(pl.id) != kNoNode) {
+        pl.node = st.node(st.pod_node(pl.id)).name;
+        pl.reason.clear();
+      }
+      continue;
+    }
+    for (const auto& d : backend.deletions())
+      if (d.pod == pl.pod) pl.reason = d.reason;
+  }
+
+  struct Eviction {
+    std::string pod, node, preemptor;
+  };
+  std::vector<Eviction> evictions;
+  for (const auto& d : backend.deletions()) {
+    const std::string prefix = "preempted by ";
+    std::string by = d.reason.starts_with(prefix) ? d.reason.substr(prefix.size()) : d.reason;
+    evictions.push_back({d.pod, d.node, by});
+  }
+
+  std::vector<std::vector<std::string>> rows = {{"POD", "NODE", "REASON"}};
+  size_t placed = 0;
+  for (const Placement& p : placements) {
+    rows.push_back({p.pod, p.node.empty() ? "-" : p.node, p.reason});
+    if (!p.node.empty()) ++placed;
+  }
+  print_table(rows);
+  if (!evictions.empty()) {
+    std::printf("\n");
+    std::vector<std::vector<std::string>> ev = {{"EVICTED", "NODE", "PREEMPTOR"}};
+    for (const Eviction& e : evictions) ev.push_back({e.pod, e.node, e.preemptor});
+    print_table(ev);
+  }
+  std::printf("\n%zu pending pod(s): %zu scheduled, %zu unschedulable, %zu eviction(s)\n",
+              placements.size(), placed, placements.size() - placed, evictions.size());
+
+  if (!opt.out.empty()) {
+    ordered_json j;
+    j["placements"] = ordered_json::array();
+    for (const Placement& p : placements) {
+      ordered_json e;
+      e["pod"] = p.pod;
+      e["node"] = p.node.empty() ? ordered_json(nullptr) : ordered_json(p.node);
+      e["reason"] = p.reason;
+      j["placements"].push_back(std::move(e));
+    }
+    j["evictions"] = ordered_json::array();
+    for (const Eviction& e : evictions) {
+      j["evictions"].push_back({{"pod", e.pod}, {"node", e.node}, {"preemptor", e.preemptor}});
+    }
+    write_file_atomic(opt.out, j.dump(2) + "\n");
+  }
+  return 0;
+}
+
+struct ScoreOptions {
+  std::string cluster, pod, config;
+  uint64_t seed = 0;
+};
+
+int run_score(const ScoreOptions& opt) {
+  K8sObjects objects = load_k8s_objects(opt.cluster);
+  K8sObjects pod_objects = load_k8s_objects(opt.pod);
+  if (pod_objects.pods.size() != 1 || !pod_objects.nodes.empty()) {
+    throw InputError(opt.pod + ": expected exactly one Pod, found " +
+                     std::to_string(pod_objects.pods.size()) + " pod(s) and " +
+                     std::to_string(pod_objects.nodes.size()) + " node(s)");
+  }
+  Pod pod = pod_objects.pods[0];
+  // A pod bound by its nodeName would bypass scheduling: score it as the pending pod it was.
+  if (!pod.node_name.empty()) {
+    std::fprintf(stderr, "orrery: note: %s: ignoring spec.nodeName \"%s\" to score the pod\n",
+                 opt.pod.c_str(), pod.node_name.c_str());
+    pod.node_name.clear();
+  }
+  // The same pod in the snapshot (e.g. both from one `kubectl get`) is replaced, so its own
+  // requests are not counted against the nodes.
+  std::erase_if(objects.pods, [&](const Pod& p) { return p.key() == pod.key(); });
+  objects.pods.push_back(pod);
+  ClusterState state = load_cluster(opt.cluster, std::move(objects));
+  Setup setup = load_setup(opt.config);
+  fw::SnapshotBackend backend(std::move(state));
+  fw::Scheduler scheduler(backend, std::move(setup.profiles), options(setup.config, opt.seed));
+  const ClusterState& st = backend.state();
+  const PodId id = *st.find_pod(pod.ns, pod.name);
+  if (!scheduler.profile_for(st.pod(id))) {
+    throw InputError(opt.pod + ": schedulerName \"" +
+                     std::string(interned(st.pod(id).spec->scheduler_name)) +
+                     "\" matches no profile of the configuration");
+  }
+  ordered_json j;
+  j["pod"] = pod.key();
+  j["nodes"] = ordered_json::array();
+  for (const fw::NodeEvaluation& e : scheduler.evaluate(id)) {
+    ordered_json n;
+    n["node"] = st.node(e.node).name;
+    n["feasible"] = e.feasible;
+    n["reasons"] = e.reasons;
+    ordered_json scores = ordered_json::object();
+    for (const auto& [plugin, s] : e.scores) scores[plugin] = s;
+    n["scores"] = std::move(scores);
+    n["total"] = e.total;
+    j["nodes"].push_back(std::move(n));
+  }
+  std::cout << j.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void register_schedule(CLI::App& root, CommandTable& table) {
+  auto sopt = std::make_shared<ScheduleOptions>();
+  CLI::App* s = root.add_subcommand(
+      "schedule", "Schedule the pending pods of a cluster snapshot with kube-scheduler's logic");
+  s->add_option("--cluster", sopt->cluster,
+                "Nodes and pods as Kubernetes YAML/JSON (`kubectl get nodes,pods -A -o yaml`)")
+      ->required();
+  s->add_option("--config", sopt->config,
+                "KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); default: the "
+                "kube-default profile");
+  s->add_option("--out", sopt->out, "Write the placements and evictions as JSON to this file");
+  s->add_option("--seed", sopt->seed, "Seed for tie-breaking among equally scored nodes")
+      ->default_val(0);
+  s->footer(
+      "Pending pods are those without spec.nodeName whose schedulerName is served by a profile "
+      "(\"default-scheduler\" by default). Preemption evicts lower-priority pods as "
+      "kube-scheduler's DefaultPreemption would; evictions are listed after the placements.");
+  table.push_back({s, [sopt] { return run_schedule(*sopt); }});
+
+  auto copt = std::make_shared<ScoreOptions>();
+  CLI::App* c = root.add_subcommand(
+      "score", "Show how every node filters and scores one pod (JSON on stdout)");
+  c->add_option("--cluster", copt->cluster, "Nodes and pods as Kubernetes YAML/JSON")->required();
+  c->add_option("--pod", copt->pod, "The pod to evaluate (one Pod, YAML/JSON)")->required();
+  c->add_option("--config", copt->config, "KubeSchedulerConfiguration; default: kube-default");
+  c->add_option("--seed", copt->seed, "Seed (for plugins with random scores)")->default_val(0);
+  c->footer(
+      "Output: {\"pod\": \"ns/name\", \"nodes\": [{\"node\", \"feasible\", \"reasons\", "
+      "\"scores\": {plugin: 0..100 before weights}, \"total\": weighted sum}]}.");
+  table.push_back({c, [copt] { return run_score(*copt); }});
+}
+
+}  // namespace orrery::cli

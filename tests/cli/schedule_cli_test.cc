@@ -1,0 +1,126 @@
+// `orrery schedule` / `orrery score` run as a user would: exit codes (0 ok, 1 usage/input error),
+// error messages naming the file and field, and the JSON contracts.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/k8s_objects.h"
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(ORRERY_BIN) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+const std::string kData = std::string(ORRERY_SOURCE_DIR) + "/tests/data/schedule/";
+
+std::string tmp_file(const std::string& name) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("orrery-cli-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+TEST(ScheduleCli, PlacesPreemptsAndWritesJson) {
+  const std::string out = tmp_file("placements.json");
+  Result r = run("schedule --cluster " + kData + "cluster.yaml --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("default/huge    -     0/2 nodes are available"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("have no profile"), std::string::npos);
+  auto j = nlohmann::json::parse(orrery::read_text_file(out));
+  ASSERT_EQ(j["placements"].size(), 3u);
+  EXPECT_EQ(j["placements"][0]["pod"], "default/urgent");
+  EXPECT_EQ(j["placements"][0]["node"], "n1");
+  EXPECT_EQ(j["placements"][0]["reason"], "");
+  EXPECT_TRUE(j["placements"][2]["node"].is_null());
+  EXPECT_EQ(j["placements"][2]["reason"],
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+            "{dedicated: gpu}. preemption: 0/2 nodes are available: 2 Preemption is not helpful "
+            "for scheduling.");
+  ASSERT_EQ(j["evictions"].size(), 1u);
+  EXPECT_EQ(j["evictions"][0]["pod"], "default/low");
+  EXPECT_EQ(j["evictions"][0]["preemptor"], "default/urgent");
+  // Same seed, same output.
+  const std::string again = tmp_file("again.json");
+  ASSERT_EQ(run("schedule --cluster " + kData + "cluster.yaml --out " + again).code, 0);
+  EXPECT_EQ(orrery::read_text_file(out), orrery::read_text_file(again));
+  std::filesystem::remove_all(std::filesystem::path(out).parent_path());
+}
+
+TEST(ScoreCli, JsonPerNode) {
+  Result r = run("score --cluster " + kData + "cluster.yaml --pod " + kData + "pod.yaml");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["pod"], "default/probe");
+  ASSERT_EQ(j["nodes"].size(), 2u);
+  const auto& n1 = j["nodes"][0];
+  EXPECT_EQ(n1["node"], "n1");
+  EXPECT_TRUE(n1["feasible"]);
+  // cpu (2000 - 1500 - 250)·100/2000 = 12, memory (4Gi - 1Gi - 256Mi)·100/4Gi = 68 → 40.
+  EXPECT_EQ(n1["scores"]["NodeResourcesFit"], 40);
+  EXPECT_EQ(n1["scores"]["TaintToleration"], 100);
+  EXPECT_EQ(n1["total"], 3 * 100 + 2 * 0 + 40 + 2 * 0 + 71);
+  const auto& n2 = j["nodes"][1];
+  EXPECT_FALSE(n2["feasible"]);
+  EXPECT_EQ(n2["reasons"][0], "node(s) had untolerated taint {dedicated: gpu}");
+}
+
+TEST(Cli, HelpOnEveryCommand) {
+  for (const char* cmd : {"schedule --help", "score --help", "--help"}) {
+    Result r = run(cmd);
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << cmd;
+  }
+  EXPECT_NE(run("schedule --help").output.find("--cluster"), std::string::npos);
+}
+
+TEST(Cli, BadInputsExitOneWithLocatedErrors) {
+  struct Case {
+    std::string args, expect;
+  };
+  const std::vector<Case> cases = {
+      {"schedule", "--cluster is required"},
+      {"schedule --cluster " + kData + "missing.yaml", "missing.yaml: cannot open file"},
+      {"schedule --cluster " + kData + "malformed.yaml", "malformed.yaml:"},
+      {"schedule --cluster " + kData + "bad_quantity.yaml",
+       "bad_quantity.yaml:14: items[1].spec.containers[0].resources.requests.cpu"},
+      {"schedule --cluster " + kData + "duplicate_nodes.yaml",
+       "duplicate_nodes.yaml: duplicate node name \"n1\""},
+      {"schedule --cluster " + kData + "cluster.yaml --config " + kData + "unknown_plugin.yaml",
+       "unknown_plugin.yaml:8: profiles[0].plugins.score.enabled[0].name: unknown plugin "
+       "\"NodeResourcesMostAllocated\""},
+      {"schedule --cluster " + kData + "cluster.yaml --config " + kData + "malformed.yaml",
+       "malformed.yaml:"},
+      {"score --cluster " + kData + "cluster.yaml --pod " + kData + "two_pods.yaml",
+       "two_pods.yaml: expected exactly one Pod"},
+      {"score --cluster " + kData + "cluster.yaml --pod " + kData + "bad_quantity.yaml",
+       "bad_quantity.yaml:14"},
+  };
+  for (const Case& c : cases) {
+    Result r = run(c.args);
+    EXPECT_EQ(r.code, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+}  // namespace
