@@ -67,6 +67,18 @@ TEST(ScheduleCli, PlacesPreemptsAndWritesJson) {
   std::filesystem::remove_all(std::filesystem::path(out).parent_path());
 }
 
+TEST(ScheduleCli, GoldenSnapshot) {
+  // The 50-node / 500-pod golden snapshot: byte-for-byte the frozen output (see
+  // tests/plugins/golden_test.cc for the independent verification of those placements).
+  const std::string golden = std::string(ORRERY_SOURCE_DIR) + "/tests/data/golden/";
+  const std::string out = tmp_file("golden.json");
+  Result r = run("schedule --cluster " + golden + "golden-cluster.json --config " + golden +
+                 "golden-config.yaml --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(orrery::read_text_file(out), orrery::read_text_file(golden + "expected.json"));
+  std::filesystem::remove(out);
+}
+
 TEST(ScoreCli, JsonPerNode) {
   Result r = run("score --cluster " + kData + "cluster.yaml --pod " + kData + "pod.yaml");
   ASSERT_EQ(r.code, 0) << r.output;

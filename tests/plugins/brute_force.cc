@@ -1,0 +1,167 @@
+#include "brute_force.h"
+
+#include <cmath>
+
+#include "plugins/helper/node_affinity.h"
+
+namespace orrery::plugins::testing {
+
+namespace {
+
+int64_t count_owned(const ClusterState& st, NodeId n, const Pod& pod) {
+  int64_t c = 0;
+  for (PodId q : st.pods_on(n)) {
+    const Pod& o = st.pod(q);
+    if (o.ns == pod.ns && o.owner.kind == pod.owner.kind && o.owner.name == pod.owner.name) ++c;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
+                                       const std::vector<uint8_t>* feasible_mask) {
+  const PodSpec& spec = *pod.spec;
+  std::map<NodeId, Expected> out;
+  std::vector<NodeId> feasible;
+  const StrId unsched_key = intern("node.kubernetes.io/unschedulable");
+  for (NodeId n : st.nodes()) {
+    const Node& node = st.node(n);
+    Expected& e = out[n];
+    e.feasible = false;
+    if (feasible_mask) {
+      if ((*feasible_mask)[n]) {
+        e.feasible = true;
+        feasible.push_back(n);
+      }
+      continue;
+    }
+    if (node.unschedulable &&
+        !tolerates(spec.tolerations, Taint{unsched_key, kNoStr, TaintEffect::kNoSchedule})) {
+      e.reasons = {"node(s) were unschedulable"};
+      continue;
+    }
+    bool tainted = false;
+    for (const Taint& t : node.taints) {
+      if ((t.effect == TaintEffect::kNoSchedule || t.effect == TaintEffect::kNoExecute) &&
+          !tolerates(spec.tolerations, t)) {
+        e.reasons = {"node(s) had untolerated taint {" + std::string(interned(t.key)) + ": " +
+                     std::string(interned(t.value)) + "}"};
+        tainted = true;
+        break;
+      }
+    }
+    if (tainted) continue;
+    if (!matches_required_affinity(spec, node, intern(node.name))) {
+      e.reasons = {"node(s) didn't match Pod's node affinity/selector"};
+      continue;
+    }
+    const Resources free = st.free_of(n);
+    if (st.requested(kPods)[n] + 1 > node.allocatable[kPods]) e.reasons.push_back("Too many pods");
+    // Only requested resources are checked (an overcommitted node still takes best-effort pods).
+    for (int r = 0; r < kMaxResources; ++r) {
+      if (r == kPods || spec.request.q[r] <= 0 || spec.request.q[r] <= free.q[r]) continue;
+      e.reasons.push_back("Insufficient " + std::string(resource_name(static_cast<ResourceId>(r))));
+    }
+    if (!e.reasons.empty()) continue;
+    e.feasible = true;
+    feasible.push_back(n);
+  }
+  if (feasible.empty()) return out;
+  std::map<NodeId, std::map<std::string, int64_t>> raw;
+  // TaintToleration.
+  for (NodeId n : feasible) {
+    int64_t c = 0;
+    for (const Taint& t : st.node(n).taints) {
+      if (t.effect != TaintEffect::kPreferNoSchedule) continue;
+      bool ok = false;
+      for (const Toleration& tol : spec.tolerations)
+        ok = ok ||
+             ((tol.effect == TaintEffect::kNone || tol.effect == TaintEffect::kPreferNoSchedule) &&
+              tol.tolerates(t));
+      if (!ok) ++c;
+    }
+    raw[n]["TaintToleration"] = c;
+  }
+  // NodeAffinity (skipped without preferred terms → 0).
+  for (NodeId n : feasible) {
+    int64_t s = 0;
+    for (const auto& t : spec.node_affinity.preferred)
+      if (matches(t.preference, st.node(n).labels, intern(st.node(n).name))) s += t.weight;
+    raw[n]["NodeAffinity"] = s;
+  }
+  // NodeResourcesFit (LeastAllocated, cpu & memory with non-zero requests).
+  for (NodeId n : feasible) {
+    int64_t sum = 0, w = 0;
+    for (ResourceId r : {kCpu, kMemory}) {
+      const int64_t cap = st.allocatable(r)[n];
+      if (cap == 0) continue;
+      const int64_t req = st.nonzero_requested(r)[n] + spec.nonzero_request[r];
+      sum += req > cap ? 0 : (cap - req) * 100 / cap;
+      ++w;
+    }
+    raw[n]["NodeResourcesFit"] = w ? sum / w : 0;
+  }
+  // NodeResourcesBalancedAllocation (real requests; skipped for best-effort pods).
+  const bool best_effort = spec.request[kCpu] == 0 && spec.request[kMemory] == 0;
+  for (NodeId n : feasible) {
+    std::vector<double> f;
+    for (ResourceId r : {kCpu, kMemory}) {
+      const int64_t cap = st.allocatable(r)[n];
+      if (cap == 0) continue;
+      f.push_back(std::min(1.0, double(st.requested(r)[n] + spec.request[r]) / double(cap)));
+    }
+    const double sd = f.size() == 2 ? std::abs((f[0] - f[1]) / 2) : 0;
+    raw[n]["NodeResourcesBalancedAllocation"] = best_effort ? 0 : int64_t((1 - sd) * 100);
+  }
+  // PodTopologySpread: system defaults for owned pods (hostname maxSkew 3, zone maxSkew 5).
+  const bool owned = pod.owner.kind == OwnerKind::kReplicaSet;
+  const StrId host = intern("kubernetes.io/hostname"), zone = intern("topology.kubernetes.io/zone");
+  std::map<StrId, int64_t> zone_counts;
+  for (NodeId n : feasible) zone_counts.emplace(st.node(n).labels.get(zone).value_or(kNoStr), 0);
+  for (NodeId n : st.nodes()) {
+    if (!matches_required_affinity(spec, st.node(n), intern(st.node(n).name))) continue;
+    auto it = zone_counts.find(st.node(n).labels.get(zone).value_or(kNoStr));
+    if (it != zone_counts.end()) it->second += count_owned(st, n, pod);
+  }
+  for (NodeId n : feasible) {
+    double s = 0;
+    const LabelSet& l = st.node(n).labels;
+    if (l.has(host))
+      s += double(count_owned(st, n, pod)) * std::log(double(feasible.size() + 2)) + 2;
+    if (auto z = l.get(zone))
+      s += double(zone_counts[*z]) * std::log(double(zone_counts.size() + 2)) + 4;
+    raw[n]["PodTopologySpread"] = owned ? std::llround(s) : 0;
+  }
+  // Normalisation and weights.
+  auto max_of = [&](const std::string& p) {
+    int64_t m = 0;
+    for (NodeId n : feasible) m = std::max(m, raw[n][p]);
+    return m;
+  };
+  auto min_of = [&](const std::string& p) {
+    int64_t m = INT64_MAX;
+    for (NodeId n : feasible) m = std::min(m, raw[n][p]);
+    return m;
+  };
+  const int64_t tt_max = max_of("TaintToleration"), na_max = max_of("NodeAffinity");
+  const int64_t pts_max = max_of("PodTopologySpread"), pts_min = min_of("PodTopologySpread");
+  for (NodeId n : feasible) {
+    auto& r = raw[n];
+    Expected& e = out[n];
+    e.scores["TaintToleration"] = tt_max == 0 ? 100 : 100 - 100 * r["TaintToleration"] / tt_max;
+    e.scores["NodeAffinity"] = na_max == 0 ? 0 : 100 * r["NodeAffinity"] / na_max;
+    e.scores["NodeResourcesFit"] = r["NodeResourcesFit"];
+    e.scores["NodeResourcesBalancedAllocation"] = r["NodeResourcesBalancedAllocation"];
+    e.scores["PodTopologySpread"] =
+        !owned         ? 0
+        : pts_max == 0 ? 100
+                       : 100 * (pts_max + pts_min - r["PodTopologySpread"]) / pts_max;
+    e.total = 3 * e.scores["TaintToleration"] + 2 * e.scores["NodeAffinity"] +
+              e.scores["NodeResourcesFit"] + 2 * e.scores["PodTopologySpread"] +
+              e.scores["NodeResourcesBalancedAllocation"];
+  }
+  return out;
+}
+
+}  // namespace orrery::plugins::testing
