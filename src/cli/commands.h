@@ -24,6 +24,7 @@ void register_version(CLI::App& root, CommandTable& table);
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
 void register_report(CLI::App& root, CommandTable& table);
+void register_federated(CLI::App& root, CommandTable& table);
 
 // The shared parent of `orrery repro <system>`: each system adds its own subcommand to it.
 CLI::App& repro_command(CLI::App& root);

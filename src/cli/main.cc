@@ -24,6 +24,7 @@ const Registration kRegistrations[] = {
     register_version,
     register_report,
     register_schedule,
+    register_federated,
 };
 
 int run(int argc, char** argv) {

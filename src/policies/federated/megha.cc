@@ -28,14 +28,7 @@ MeghaSim::MeghaSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig&
     job_gm_[j] = j % gms_;  // round-robin, as the reference simulator assigns jobs
     std::fill_n(task_job_.begin() + t.jobs[j].first_task, t.jobs[j].num_tasks, j);
   }
-  // Search order: internal partitions (one per LM), then external ones, LM by LM.
-  order_.resize(gms_);
-  for (uint32_t g = 0; g < gms_; ++g) {
-    for (uint32_t lm = 0; lm < lms_; ++lm) order_[g].push_back(lm * gms_ + g);
-    for (uint32_t lm = 0; lm < lms_; ++lm)
-      for (uint32_t part = 0; part < gms_; ++part)
-        if (part != g) order_[g].push_back(lm * gms_ + part);
-  }
+  rotor_.assign(gms_, 0);
   truth_.resize(total_words_);
   for (uint32_t grp = 0; grp < c.groups.groups(); ++grp)
     std::copy_n(c.groups.full(), words_, truth_.begin() + static_cast<ptrdiff_t>(grp * words_));
@@ -57,7 +50,12 @@ void MeghaSim::start() {
   if (w_.arrival_order.empty()) return;
   // Arrivals are chained in (arrival, trace order) so the heap holds one at a time.
   const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
-  loop_.at(first, this, kHeartbeat);
+  Rng phase = Rng::derive(p_.seed, "megha/heartbeat-phase");
+  for (uint32_t lm = 0; lm < lms_; ++lm) {
+    const sim::Time offset =
+        p_.aligned_heartbeats ? 0 : static_cast<sim::Time>(phase.below(p_.heartbeat));
+    loop_.at(first + offset, this, kHeartbeat, lm);
+  }
   loop_.at(first, this, kSample);
   loop_.at(first, this, kJobArrival, 0);
 }
@@ -65,14 +63,25 @@ void MeghaSim::start() {
 bool MeghaSim::place(uint32_t gm, uint32_t task) {
   const ConstraintMask need = w_.task_constraints[task];
   uint64_t* v = view(gm);
-  for (uint32_t grp : order_[gm]) {
+  uint32_t first_lm = 0;
+  if (p_.lm_order == LmOrder::kRotate) {
+    first_lm = rotor_[gm];
+    rotor_[gm] = first_lm + 1 == lms_ ? 0 : first_lm + 1;
+  }
+  auto try_group = [&](uint32_t grp) {
     uint64_t* avail = v + static_cast<size_t>(grp) * words_;
     const int32_t i = matcher_.match(grp, avail, need, p_.pick, rng_[gm]);
-    if (i < 0) continue;
+    if (i < 0) return false;
     clear_bit(avail, static_cast<size_t>(i));
     send_verify(task, grp * stride_ + static_cast<uint32_t>(i));
     return true;
-  }
+  };
+  // Internal partitions (one per LM) first, then the external ones, LM by LM.
+  for (uint32_t k = 0, lm = first_lm; k < lms_; ++k, lm = lm + 1 == lms_ ? 0 : lm + 1)
+    if (try_group(lm * gms_ + gm)) return true;
+  for (uint32_t k = 0, lm = first_lm; k < lms_; ++k, lm = lm + 1 == lms_ ? 0 : lm + 1)
+    for (uint32_t part = 0; part < gms_; ++part)
+      if (part != gm && try_group(lm * gms_ + part)) return true;
   return false;
 }
 
@@ -229,14 +238,18 @@ void MeghaSim::handle(const sim::Event& e) {
       offer(gm, slot);
       break;
     }
-    case kHeartbeat:
-      for (uint32_t lm = 0; lm < lms_; ++lm)
-        for (uint32_t g = 0; g < gms_; ++g) {
-          ++n_.status_updates;
-          loop_.after(p_.network_delay, this, kStatusUpdate, take_delta(lm, g), pack(g, lm));
-        }
-      if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat);
+    case kHeartbeat: {  // LM e.a sends every GM its changes since the last update
+      const auto lm = static_cast<uint32_t>(e.a);
+      for (uint32_t g = 0; g < gms_; ++g) {
+        ++n_.status_updates;
+        // An empty update changes nothing at the GM: counted, not simulated.
+        const uint32_t delta = take_delta(lm, g);
+        if (delta != kNoDelta)
+          loop_.after(p_.network_delay, this, kStatusUpdate, delta, pack(g, lm));
+      }
+      if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat, lm);
       break;
+    }
     case kStatusUpdate: {
       const uint32_t gm = hi32(e.b), lm = lo32(e.b);
       freed_.clear();

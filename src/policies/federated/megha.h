@@ -125,7 +125,7 @@ class MeghaSim final : public sim::EventTarget {
   const uint32_t stride_;         // slots per partition (words_ * 64)
   std::vector<uint32_t> task_job_;
   std::vector<uint32_t> job_gm_;
-  std::vector<std::vector<uint32_t>> order_;   // [gm] partitions in search order
+  std::vector<uint32_t> rotor_;                // [gm] next search's first LM (LmOrder::kRotate)
   std::vector<uint64_t> truth_;                // LMs' availability, all partitions
   std::vector<uint64_t> view_;                 // [gm] availability as the GM believes it
   std::vector<uint64_t> dirty_;                // [gm] workers changed since the last update

@@ -26,6 +26,12 @@ MasterChooser::MasterChooser(const WorkerGroups& clusters, CsCounting counting) 
     }
     cs_[i].assign(counts.begin(), counts.end());
   }
+  with_.resize(std::max<uint32_t>(1, clusters.constraints()));
+  for (uint32_t i = 0; i < cs_.size(); ++i)
+    for (const auto& [set, count] : cs_[i]) {
+      entries_.push_back({set, count, i});
+      for_each_constraint(set, [&](uint32_t k) { with_[k].push_back(entries_.back()); });
+    }
 }
 
 uint64_t MasterChooser::weight(uint32_t i, ConstraintMask task) const {
@@ -35,22 +41,45 @@ uint64_t MasterChooser::weight(uint32_t i, ConstraintMask task) const {
   return n;
 }
 
-std::span<const uint32_t> MasterChooser::cumulative(ConstraintMask task) {
-  const size_t m = cs_.size();
-  auto [it, inserted] = offset_.try_emplace(task, cum_.size());
-  if (inserted) {
-    uint64_t s = 0;
-    for (uint32_t i = 0; i < m; ++i) cum_.push_back(static_cast<uint32_t>(s += weight(i, task)));
+// count_i for every Master at once. Only CS entries containing the task's rarest constraint can
+// contain the task's set, so only those are scanned (tasks with several constraints — most of
+// the distinct sets — then touch a small fraction of the entries).
+MasterChooser::Range MasterChooser::cumulative(ConstraintMask task) {
+  auto [it, inserted] = cache_.try_emplace(task, Range{cum_.size(), 0});
+  if (!inserted) return it->second;
+  const auto masters = static_cast<uint32_t>(cs_.size());
+  scratch_.assign(masters, 0);
+  auto add = [&](const Entry& e) {
+    if ((e.set & task) == task) scratch_[e.master] += e.count;
+  };
+  const bool known = with_.size() >= kMaxConstraints || (task >> with_.size()) == 0;
+  if (task == 0) {
+    for (const Entry& e : entries_) add(e);
+  } else if (known) {  // else: an id no machine has, so no Master can run it
+    const std::vector<Entry>* list = nullptr;
+    for_each_constraint(task, [&](uint32_t k) {
+      if (!list || with_[k].size() < list->size()) list = &with_[k];
+    });
+    for (const Entry& e : *list) add(e);
   }
-  return {cum_.data() + it->second, m};
+  uint64_t total = 0;
+  for (uint32_t m = 0; m < masters; ++m) {
+    if (!scratch_[m]) continue;
+    total += scratch_[m];
+    cum_.push_back({static_cast<uint32_t>(total), m});
+  }
+  it->second.size = cum_.size() - it->second.offset;
+  return it->second;
 }
 
 int32_t MasterChooser::choose(ConstraintMask task, Rng& rng) {
-  std::span<const uint32_t> cum = cumulative(task);
-  const uint32_t total = cum.empty() ? 0 : cum.back();
-  if (total == 0) return -1;
-  const auto r = static_cast<uint32_t>(rng.below(total));
-  return static_cast<int32_t>(std::upper_bound(cum.begin(), cum.end(), r) - cum.begin());
+  const Range r = cumulative(task);
+  if (r.size == 0) return -1;
+  const Cum* first = cum_.data() + r.offset;
+  const Cum* last = first + r.size;
+  const auto x = static_cast<uint32_t>(rng.below(last[-1].cum));
+  return static_cast<int32_t>(
+      std::upper_bound(first, last, x, [](uint32_t v, const Cum& c) { return v < c.cum; })->master);
 }
 
 void FairQueue::push(uint32_t task, ConstraintMask constraints, bool short_job) {
@@ -125,7 +154,12 @@ size_t PigeonCSim::queued() const {
 void PigeonCSim::start() {
   if (w_.arrival_order.empty()) return;
   const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
-  loop_.at(first, this, kHeartbeat);
+  // One tick per period sends every Master's report (nothing depends on their phases: the
+  // Distributors only record them).
+  Rng phase = Rng::derive(p_.seed, "pigeonc/heartbeat-phase");
+  const sim::Time offset =
+      p_.aligned_heartbeats ? 0 : static_cast<sim::Time>(phase.below(p_.heartbeat));
+  loop_.at(first + offset, this, kHeartbeat);
   loop_.at(first, this, kSample);
   loop_.at(first, this, kJobArrival, 0);
 }
@@ -201,16 +235,16 @@ void PigeonCSim::handle(const sim::Event& e) {
       rec_.task_reported(task_job_[task], now);
       break;
     }
-    case kHeartbeat:
-      for (uint32_t m = 0; m < masters_; ++m) {
-        n_.heartbeats += distributors_;
-        loop_.after(p_.network_delay, this, kMasterReport, m, idle_count_[m]);
-      }
+    case kHeartbeat:  // every Master reports its idle workers to every Distributor
+      n_.heartbeats += static_cast<uint64_t>(masters_) * distributors_;
+      in_flight_ = idle_count_;
+      loop_.after(p_.network_delay, this, kMasterReport);
       if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat);
       break;
     case kMasterReport:
       for (uint32_t d = 0; d < distributors_; ++d)
-        idle_seen_[static_cast<size_t>(d) * masters_ + e.a] = static_cast<uint32_t>(e.b);
+        std::copy(in_flight_.begin(), in_flight_.end(),
+                  idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
       break;
     case kSample:
       rec_.sample(now, queued());

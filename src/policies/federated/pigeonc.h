@@ -13,9 +13,9 @@
 // Messages (each takes the one-way network delay): distributor -> master (task),
 // master -> worker (launch), worker -> master and -> distributor (completion; the job finishes
 // when its distributor has heard of every task), and every 10 s a master heartbeat to every
-// distributor (its idle workers and queue lengths; PigeonC's distributors keep it but choose
-// masters from CS_i alone, as the paper describes). Jobs are assigned to distributors
-// round-robin.
+// distributor (its idle workers; PigeonC's distributors keep it but choose masters from CS_i
+// alone, as the paper describes, so one tick per period carries all masters' reports). Jobs are
+// assigned to distributors round-robin.
 #pragma once
 
 #include <cstdint>
@@ -55,15 +55,31 @@ class MasterChooser {
   }
   // count_i for a task with constraints `task`.
   uint64_t weight(uint32_t i, ConstraintMask task) const;
-  // Cumulative weights over the Masters (cached per distinct constraint set).
-  std::span<const uint32_t> cumulative(ConstraintMask task);
   // Weighted random choice; -1 when no Master can run the task.
   int32_t choose(ConstraintMask task, Rng& rng);
 
  private:
+  // Cumulative weights of the Masters with count_i > 0, for one task constraint set.
+  struct Cum {
+    uint32_t cum;  // running total up to and including this Master (at most 2^32 workers)
+    uint32_t master;
+  };
+  struct Entry {  // one (set, occurrences) of some CS_i
+    ConstraintMask set;
+    uint32_t count;
+    uint32_t master;
+  };
+  struct Range {
+    size_t offset, size;
+  };
+  Range cumulative(ConstraintMask task);
+
   std::vector<std::vector<std::pair<ConstraintMask, uint32_t>>> cs_;
-  std::unordered_map<ConstraintMask, size_t> offset_;  // lookups only
-  std::vector<uint32_t> cum_;                          // [cached set][master]; at most 2^32 workers
+  std::vector<Entry> entries_;                       // every CS_i entry, by master
+  std::vector<std::vector<Entry>> with_;             // [constraint] entries whose set has it
+  std::unordered_map<ConstraintMask, Range> cache_;  // lookups only, never iterated
+  std::vector<Cum> cum_;
+  std::vector<uint32_t> scratch_;  // [master] weights while building one cache entry
 };
 
 // A Master's two queues with weighted fair queuing (§4.2).
@@ -138,6 +154,7 @@ class PigeonCSim final : public sim::EventTarget {
   std::vector<Rng> dist_rng_;         // [distributor]
   std::vector<uint32_t> idle_seen_;   // [distributor][master] from heartbeats
   std::vector<uint32_t> idle_count_;  // [master]
+  std::vector<uint32_t> in_flight_;   // [master] the heartbeat reports on the wire
   PigeonCounters n_;
 };
 

@@ -40,6 +40,7 @@ class Recorder {
   sim::Json utilization_json() const;  // time-weighted means over [first arrival, last report]
   const std::string& timeseries_csv() const { return series_; }
   const std::vector<double>& util_samples() const { return util_samples_; }
+  const std::vector<sim::Time>& task_starts() const { return start_; }  // -1: never started
 
  private:
   void advance(sim::Time now);

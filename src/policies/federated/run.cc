@@ -50,6 +50,8 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   p.seed = o.seed;
   p.network_delay = o.network_delay;
   p.heartbeat = o.heartbeat;
+  p.lm_order = o.lm_order;
+  p.aligned_heartbeats = o.aligned_heartbeats;
   p.sample_interval = o.sample_interval > 0 ? o.sample_interval : auto_sample_interval(w);
 
   sim::EventLoop loop;
@@ -64,6 +66,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   cluster["replicas"] = c.replicas;
   cluster["network_delay_s"] = sim::to_seconds(p.network_delay);
   cluster["cutoff_s"] = cutoff;
+  cluster["heartbeat_phase"] = o.aligned_heartbeats ? "aligned" : "random";
   sim::Json messages;
   uint64_t inconsistencies = 0;
   if (c.arch == Arch::kMegha) {
@@ -73,6 +76,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     const MeghaCounters& n = s.counters();
     cluster["gms"] = c.num_gms;
     cluster["lms"] = c.num_lms;
+    cluster["lm_order"] = o.lm_order == LmOrder::kFixed ? "fixed" : "rotate";
     cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kMeghaHeartbeat);
     inconsistencies = n.inconsistencies;
     messages["verify_requests"] = n.verify_requests;
@@ -126,6 +130,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   s["unsatisfiable"] = w.unsatisfiable_json();
   out.timeseries_csv = rec.timeseries_csv();
   out.util_samples = rec.util_samples();
+  out.task_start = rec.task_starts();
   return out;
 }
 

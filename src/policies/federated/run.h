@@ -13,6 +13,7 @@
 
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/matcher.h"
+#include "policies/federated/sim_params.h"
 #include "policies/federated/workload.h"
 #include "sim/metrics.h"
 
@@ -29,6 +30,8 @@ struct RunOptions {
   // Time-series sampling period; 0 picks 1 s, or longer so a run has at most ~20,000 samples.
   sim::Time sample_interval = 0;
   bool wall_clock = true;  // false: "wall_time_s" is written as 0 (byte-comparable outputs)
+  LmOrder lm_order = LmOrder::kFixed;  // Megha only: see sim_params.h
+  bool aligned_heartbeats = false;     // see sim_params.h
   // PigeonC only: CS_i as the paper defines it, or as the published simulator builds it.
   bool reference_cs = false;
   std::string scenario;  // summary "scenario"; default: the trace file name without .tr
@@ -41,7 +44,8 @@ struct RunOutput {
   sim::Json summary;
   std::vector<sim::JobRecord> jobs;
   std::string timeseries_csv;
-  std::vector<double> util_samples;  // slot utilisation at each sample (Figure 10's CDF)
+  std::vector<double> util_samples;   // slot utilisation at each sample (Figure 10's CDF)
+  std::vector<sim::Time> task_start;  // [task] when it started on a worker; -1: never
   uint64_t inconsistencies = 0;
 };
 

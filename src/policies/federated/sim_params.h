@@ -8,11 +8,25 @@
 
 namespace orrery::federated {
 
+// The order in which a Megha GM visits the LMs when searching its internal partitions, then the
+// external ones (the paper says only "internal partitions first").
+enum class LmOrder : uint8_t {
+  kFixed,   // LM 1, 2, ... every time (the reference simulator)
+  kRotate,  // each search starts one LM after the previous search's start (per GM)
+};
+
 struct SimParams {
   Pick pick = Pick::kRandom;
+  LmOrder lm_order = LmOrder::kFixed;
   uint64_t seed = 1;
   sim::Time network_delay = 500;  // one-way, on every message (0.5 ms)
   sim::Time heartbeat = 0;        // 0: the architecture's default (Megha 5 s, PigeonC 10 s)
+  // Each LM / Master beats with its own phase, drawn uniformly in [0, heartbeat) from the seed
+  // (stream "megha/heartbeat-phase" / "pigeonc/heartbeat-phase"), as independent processes
+  // would; true: every one beats at the first arrival + k * heartbeat. Aligned beats coincide
+  // with whole-second arrivals (the synthetic traces), so a GM that learns of a free worker
+  // always loses it to the jobs arriving at that instant.
+  bool aligned_heartbeats = false;
   sim::Time sample_interval = sim::kSecond;  // time-series sampling period
 };
 

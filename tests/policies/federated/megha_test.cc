@@ -22,6 +22,7 @@ TEST(Megha, TwoGmsRacingForOneWorkerOneWinsTheOtherRetries) {
   Race r;
   RunOptions o;
   o.wall_clock = false;
+  o.aligned_heartbeats = true;  // the LM beats at 0, 5 s, 10 s, ...
   RunOutput out = run_federated(r.w, r.c, o);
   EXPECT_EQ(out.inconsistencies, 1u);
   EXPECT_EQ(out.summary["messages"]["verify_requests"], 3);  // 2 racing + 1 retry
@@ -40,6 +41,7 @@ TEST(Megha, HeartbeatPeriodBoundsTheLosersWait) {
   Race r;
   RunOptions o;
   o.heartbeat = sim::kSecond;
+  o.aligned_heartbeats = true;
   RunOutput out = run_federated(r.w, r.c, o);
   // The worker frees at 1.0015; the heartbeat at 2 s tells GM 1: reported at 3.002.
   EXPECT_EQ(out.jobs[1].finish, 3'002'000);
@@ -52,6 +54,7 @@ TEST(Megha, DeltasExcludeChangesAGmAlreadyKnows) {
   sim::EventLoop loop;
   Recorder rec(r.w, r.c.workers(), 2.0);
   SimParams p;
+  p.aligned_heartbeats = true;
   MeghaSim s(loop, r.w, r.c, p, rec);
   s.start();
   const uint32_t w0 = s.slot_of(0, 0);
@@ -105,6 +108,29 @@ TEST(Megha, InternalPartitionsFirst) {
   RunOutput out = run_federated(w, c, o);
   EXPECT_EQ(out.inconsistencies, 0u);
   EXPECT_EQ(out.summary["jobs"]["delay_p99_s"], 0.0015);
+}
+
+// LmOrder::kRotate: consecutive searches start at consecutive LMs, so light load spreads over
+// the LMs instead of filling LM 1's partitions first.
+TEST(Megha, RotatingLmOrderSpreadsLoad) {
+  // 2 LMs x 1 GM, 2 workers each; 2 simultaneous one-task jobs.
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"11"}}, {{"11"}}}), "c.json");
+  Workload w =
+      make_workload(testing::trace("0 1 1 1\n0 1 1 1\n"), testing::no_constraints(1), 1, c);
+  for (LmOrder order : {LmOrder::kFixed, LmOrder::kRotate}) {
+    sim::EventLoop loop;
+    Recorder rec(w, c.workers(), 2.0);
+    SimParams p;
+    p.lm_order = order;
+    MeghaSim s(loop, w, c, p, rec);
+    s.start();
+    loop.run_until(100);  // both placements made
+    const bool lm1_used =
+        !s.gm_sees_free(0, s.slot_of(1, 0)) || !s.gm_sees_free(0, s.slot_of(1, 1));
+    EXPECT_EQ(lm1_used, order == LmOrder::kRotate);
+    loop.run_until();
+    EXPECT_TRUE(rec.all_done());
+  }
 }
 
 }  // namespace
