@@ -25,6 +25,7 @@ void register_version(CLI::App& root, CommandTable& table);
 void register_schedule(CLI::App& root, CommandTable& table);
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
+void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
 
 // The shared parent of `orrery repro <system>`: each system adds its own subcommand to it.
 CLI::App& repro_command(CLI::App& root);

@@ -25,6 +25,7 @@ const Registration kRegistrations[] = {
     register_report,
     register_schedule,
     register_federated,
+    register_sim,
 };
 
 int run(int argc, char** argv) {

@@ -43,7 +43,12 @@ Json jobs_summary(const std::vector<JobRecord>& jobs);
 // jobs.csv: job,arrival_s,tasks,ideal_s,jrt_s,delay_s,short
 std::string jobs_csv(const std::vector<JobRecord>& jobs);
 
-// Formats a double for CSV with up to 9 significant digits, deterministic across platforms.
+// Formats a double for CSV with up to 9 significant digits (printf's %.9g), deterministic across
+// platforms.
 std::string fmt_double(double v);
+void append_double(std::string& out, double v);
+// Formats a time exactly as decimal seconds: 1500000 µs → "1.5", -250 µs → "-0.00025".
+std::string fmt_seconds(Time t);
+void append_seconds(std::string& out, Time t);
 
 }  // namespace orrery::sim

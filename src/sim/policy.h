@@ -31,6 +31,9 @@ class PolicyStats {
   void decision(bool scheduled, int64_t wall_ns, int pods = 1);
   // A named counter, e.g. "plans_applied", "migrations" (plan outcomes and the like).
   void count(const std::string& name, int64_t delta = 1) { counters_[name] += delta; }
+  // Something the user should know about the policy's configuration (printed by the CLI).
+  void warn(const std::string& message) { warnings_.push_back(message); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   uint64_t decisions() const { return decisions_; }
   uint64_t scheduled() const { return scheduled_; }
@@ -46,6 +49,7 @@ class PolicyStats {
   uint64_t decisions_ = 0, scheduled_ = 0, failed_ = 0;
   std::vector<int64_t> wall_ns_;
   std::map<std::string, int64_t> counters_;
+  std::vector<std::string> warnings_;
 };
 
 // Everything a policy may use.

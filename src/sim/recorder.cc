@@ -7,7 +7,7 @@ namespace orrery::sim {
 namespace {
 
 void append_time(std::string& out, Time t) {
-  if (t >= 0) out += fmt_double(to_seconds(t));
+  if (t >= 0) append_seconds(out, t);
 }
 
 StrId outcome_of_deletion(const std::string& reason) {
@@ -54,6 +54,11 @@ void Recorder::on_event(const fw::ClusterEvent& e) {
                      s_running = intern("Running");
   if (e.pod != kNoPod) last_activity_ = e.time_us;
   switch (e.kind) {
+    case EventKind::kNodeAdded:
+    case EventKind::kNodeUpdated:
+    case EventKind::kNodeRemoved:
+      capacity_dirty_ = true;
+      return;
     case EventKind::kPodAdded: {
       if (e.pod_serial >= records_.size()) {
         records_.resize(std::max<size_t>(e.pod_serial + 1, records_.size() * 3 / 2 + 16));
@@ -123,35 +128,37 @@ void Recorder::on_event(const fw::ClusterEvent& e) {
 void Recorder::sample() {
   const ClusterState& st = sim_.state();
   const Execution& ex = sim_.execution();
-  double cpu_cap = 0, mem_cap = 0, slots = 0, cpu_req = 0, mem_req = 0, slots_used = 0;
-  const int64_t* acpu = st.allocatable(kCpu);
-  const int64_t* amem = st.allocatable(kMemory);
-  const int64_t* apods = st.allocatable(kPods);
   const int64_t* rcpu = st.requested(kCpu);
   const int64_t* rmem = st.requested(kMemory);
   const int64_t* rpods = st.requested(kPods);
-  for (NodeId n : st.nodes()) {
-    cpu_cap += static_cast<double>(sim_.cpu_capacity_milli(n));
-    mem_cap += static_cast<double>(sim_.memory_capacity(n));
-    slots += static_cast<double>(apods[n]);
-    slots_used += static_cast<double>(rpods[n]);
-    cpu_req += acpu[n] > 0 ? static_cast<double>(rcpu[n]) : 0;
-    mem_req += amem[n] > 0 ? static_cast<double>(rmem[n]) : 0;
+  if (capacity_dirty_) {
+    cpu_capacity_ = mem_capacity_ = slots_ = cpu_alloc_ = mem_alloc_ = 0;
+    for (NodeId n : st.nodes()) {
+      cpu_capacity_ += static_cast<double>(sim_.cpu_capacity_milli(n));
+      mem_capacity_ += static_cast<double>(sim_.memory_capacity(n));
+      slots_ += static_cast<double>(st.allocatable(kPods)[n]);
+      cpu_alloc_ += static_cast<double>(st.allocatable(kCpu)[n]);
+      mem_alloc_ += static_cast<double>(st.allocatable(kMemory)[n]);
+    }
+    capacity_dirty_ = false;
   }
-  double acpu_total = 0, amem_total = 0;
+  int64_t cpu_req = 0, mem_req = 0, slots_used = 0;
   for (NodeId n : st.nodes()) {
-    acpu_total += static_cast<double>(acpu[n]);
-    amem_total += static_cast<double>(amem[n]);
+    cpu_req += rcpu[n];
+    mem_req += rmem[n];
+    slots_used += rpods[n];
   }
+  const double cpu_cap = cpu_capacity_, mem_cap = mem_capacity_, slots = slots_;
+  const double acpu_total = cpu_alloc_, amem_total = mem_alloc_;
   Sample s;
   s.t = sim_.loop().now();
   s.cpu = cpu_cap > 0 ? static_cast<double>(ex.total_cpu_used()) / cpu_cap : 0;
   s.mem = mem_cap > 0 ? static_cast<double>(ex.total_memory_used()) / mem_cap : 0;
-  s.slots = slots > 0 ? slots_used / slots : 0;
+  s.slots = slots > 0 ? static_cast<double>(slots_used) / slots : 0;
   s.pending = pending_;
   s.running = running_;
-  s.cpu_requested = acpu_total > 0 ? cpu_req / acpu_total : 0;
-  s.mem_requested = amem_total > 0 ? mem_req / amem_total : 0;
+  s.cpu_requested = acpu_total > 0 ? static_cast<double>(cpu_req) / acpu_total : 0;
+  s.mem_requested = amem_total > 0 ? static_cast<double>(mem_req) / amem_total : 0;
   s.nodes = st.node_count();
   samples_.push_back(s);
 
@@ -202,9 +209,9 @@ std::string Recorder::pods_csv() const {
     out += ',';
     append_time(out, r.finished);
     out += ',';
-    if (r.bound >= 0) out += fmt_double(to_seconds(r.bound - r.created));
+    if (r.bound >= 0) append_seconds(out, r.bound - r.created);
     out += ',';
-    if (r.finished >= 0 && r.started >= 0) out += fmt_double(to_seconds(r.finished - r.started));
+    if (r.finished >= 0 && r.started >= 0) append_seconds(out, r.finished - r.started);
     out += ',';
     out += std::to_string(r.restarts);
     out += ',';
@@ -220,7 +227,7 @@ std::string Recorder::timeseries_csv() const {
   std::string out =
       "time_s,cpu_util,mem_util,slot_util,pending,running,cpu_requested,mem_requested,nodes\n";
   for (const Sample& s : samples_) {
-    out += fmt_double(to_seconds(s.t)) + ',' + fmt_double(s.cpu) + ',' + fmt_double(s.mem) + ',' +
+    out += fmt_seconds(s.t) + ',' + fmt_double(s.cpu) + ',' + fmt_double(s.mem) + ',' +
            fmt_double(s.slots) + ',' + std::to_string(s.pending) + ',' + std::to_string(s.running) +
            ',' + fmt_double(s.cpu_requested) + ',' + fmt_double(s.mem_requested) + ',' +
            std::to_string(s.nodes) + '\n';
@@ -231,7 +238,7 @@ std::string Recorder::timeseries_csv() const {
 std::string Recorder::edge_ratio_csv() const {
   std::string out = "time_s,deployment,edge_ratio,edge_pods,pods,replicas\n";
   for (const EdgeSample& e : edge_) {
-    out += fmt_double(to_seconds(e.t)) + ',' + deployments_[e.deployment]->name() + ',';
+    out += fmt_seconds(e.t) + ',' + deployments_[e.deployment]->name() + ',';
     if (e.total > 0) out += fmt_double(static_cast<double>(e.edge) / e.total);
     out += ',' + std::to_string(e.edge) + ',' + std::to_string(e.total) + ',' +
            std::to_string(e.replicas) + '\n';

@@ -91,6 +91,9 @@ class Recorder : public fw::EventListener, public EventTarget {
   size_t created_ = 0, pending_ = 0, running_ = 0;
   Time last_activity_ = 0;
   std::vector<Sample> samples_;
+  // Cluster capacity totals, recomputed only after node events.
+  bool capacity_dirty_ = true;
+  double cpu_capacity_ = 0, mem_capacity_ = 0, slots_ = 0, cpu_alloc_ = 0, mem_alloc_ = 0;
   std::vector<EdgeSample> edge_;
 };
 

@@ -9,11 +9,9 @@
 // when it ends. The wall-clock cost of each cycle is recorded separately in PolicyStats.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <vector>
 
-#include "framework/config.h"
 #include "framework/scheduler.h"
 #include "sim/distribution.h"
 #include "sim/policy.h"
@@ -54,11 +52,5 @@ class SchedulerDriver : public Component, public fw::EventListener, public Event
   uint64_t wake_gen_ = 0;
   Time busy_until_ = 0;
 };
-
-// A factory for policies made of framework profiles: the scenario's KubeSchedulerConfiguration
-// (PolicyContext::scheduler_config) if it names one, else `default_config()`, with plugins from
-// a registry filled by `register_plugins`. Policy args: {decision_latency: {...}}.
-PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
-                               std::function<fw::SchedulerConfig()> default_config);
 
 }  // namespace orrery::sim

@@ -180,18 +180,26 @@ void SimBackend::after_bound(PodId pod, NodeId node) {
   // other schedulers merely assumed on the node do not count).
   const PodSpec& spec = *state_.pod(pod).spec;
   Resources& admitted = nodes_[node].admitted;
-  for (ResourceId r = 0; r < kMaxResources; ++r) {
-    if (!(spec.request_mask & (1u << r))) continue;
+  for (uint32_t mask = spec.request_mask; mask != 0; mask &= mask - 1) {
+    const ResourceId r = static_cast<ResourceId>(__builtin_ctz(mask));
     if (admitted[r] + spec.request[r] > state_.allocatable(r)[node]) {
       finish(pod, PodPhase::kFailed, "OutOf" + std::string(resource_name(r)));
       return;
     }
   }
-  admitted += spec.request;
+  for (uint32_t mask = spec.request_mask; mask != 0; mask &= mask - 1) {
+    const ResourceId r = static_cast<ResourceId>(__builtin_ctz(mask));
+    admitted[r] += spec.request[r];
+  }
   PodSim& ps = pods_[pod];
   ps.admitted = true;
   ps.stage = PodStage::kStarting;
-  loop_.after(draw(lc_.startup, startup_rng_), this, kStarted, pod, state_.pod_serial(pod));
+  const Time startup = draw(lc_.startup, startup_rng_);
+  if (startup == 0) {
+    start_running(pod);  // no container start-up delay: running at once, without an event
+  } else {
+    loop_.after(startup, this, kStarted, pod, state_.pod_serial(pod));
+  }
 }
 
 void SimBackend::start_running(PodId pod) {
@@ -252,7 +260,12 @@ void SimBackend::release_admission(PodId pod) {
   PodSim& ps = pods_[pod];
   if (!ps.admitted) return;
   ps.admitted = false;
-  nodes_[state_.pod_node(pod)].admitted -= state_.pod(pod).spec->request;
+  const PodSpec& spec = *state_.pod(pod).spec;
+  Resources& admitted = nodes_[state_.pod_node(pod)].admitted;
+  for (uint32_t mask = spec.request_mask; mask != 0; mask &= mask - 1) {
+    const ResourceId r = static_cast<ResourceId>(__builtin_ctz(mask));
+    admitted[r] -= spec.request[r];
+  }
 }
 
 void SimBackend::finish(PodId pod, PodPhase phase, const std::string& reason) {

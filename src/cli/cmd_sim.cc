@@ -1,0 +1,283 @@
+// `orrery sim`, `orrery compare` and `orrery demo`: simulated runs of scenarios and traces.
+//
+//   orrery sim SCENARIO.yaml [--profile NAME] [--seed N] --out DIR
+//   orrery sim --trace FILE.tr --workers N [--profile NAME] [--seed N] --out DIR
+//   orrery compare SCENARIO.yaml --profiles a,b,c --out DIR      (DIR/<profile>/ + DIR/report.html)
+//   orrery demo --out DIR                                         (the bundled scenario)
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "report/run_report.h"
+#include "sim/builtin_policies.h"
+#include "sim/demo_scenario.h"
+#include "sim/simulation.h"
+
+namespace orrery::cli {
+
+// Every scheduling policy the simulator can run, by name. Policy modules add their registration
+// here (one line each).
+sim::PolicyRegistry simulation_policies() {
+  sim::PolicyRegistry r;
+  sim::register_builtin_policies(r);
+  return r;
+}
+
+namespace {
+
+using sim::Json;
+
+struct RunFlags {
+  std::optional<uint64_t> seed;
+  bool no_wall_clock = false;
+  bool quiet = false;
+};
+
+void add_run_flags(CLI::App* app, RunFlags* f) {
+  app->add_option("--seed", f->seed, "Seed for every random choice (default: the scenario's)");
+  app->add_flag("--no-wall-clock", f->no_wall_clock,
+                "Write wall-clock timings as 0, so outputs of equal runs are byte-identical");
+  app->add_flag("--quiet,-q", f->quiet, "No progress bar or summary on the terminal");
+}
+
+std::string policy_list(const sim::PolicyRegistry& reg) {
+  std::string out;
+  for (const std::string& n : reg.names()) out += "  " + n + "  " + reg.description(n) + "\n";
+  return out;
+}
+
+// Removes a summary left by an earlier run, so a failed run never leaves one that looks complete.
+void clear_old_summary(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove(dir + "/summary.json", ec);
+}
+
+std::string fmt_s(const Json& v) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", v.get<double>());
+  return buf;
+}
+
+void print_summary(const Json& s, const std::string& dir) {
+  std::printf("%s: %s, seed %llu: %.0f s simulated in %.2f s (%.2fM events)\n",
+              s["scenario"].get<std::string>().c_str(), s["profile"].get<std::string>().c_str(),
+              static_cast<unsigned long long>(s["seed"].get<uint64_t>()),
+              s["sim_time_s"].get<double>(), s["wall_time_s"].get<double>(),
+              static_cast<double>(s["events"].get<uint64_t>()) * 1e-6);
+  const Json& j = s["jobs"];
+  if (j["count"].get<size_t>() > 0 || j["unfinished"].get<size_t>() > 0) {
+    std::printf("  jobs: %zu done, %zu unfinished; delay p50 %s, p90 %s, p99 %s\n",
+                j["count"].get<size_t>(), j["unfinished"].get<size_t>(),
+                fmt_s(j["delay_p50_s"]).c_str(), fmt_s(j["delay_p90_s"]).c_str(),
+                fmt_s(j["delay_p99_s"]).c_str());
+  }
+  const Json& p = s["pods"];
+  std::printf("  pods: %zu; pending p50 %s, p99 %s; running time mean %s\n",
+              p["count"].get<size_t>(), fmt_s(p["pending_p50_s"]).c_str(),
+              fmt_s(p["pending_p99_s"]).c_str(), fmt_s(p["pct_mean_s"]).c_str());
+  std::printf("  utilisation: cpu %.1f%%, slots %.1f%%\n",
+              100 * s["utilization"]["cpu_mean"].get<double>(),
+              100 * s["utilization"]["slots_mean"].get<double>());
+  if (s.contains("edge_ratio")) {
+    std::printf("  edge ratio: %.3f\n", s["edge_ratio"]["mean"].get<double>());
+  }
+  if (s["incomplete"].get<bool>()) {
+    std::printf("  incomplete: work was left that nothing could run (see pods.csv outcomes)\n");
+  }
+  std::printf("  wrote %s/\n", dir.c_str());
+}
+
+// One run into `dir`. Returns its summary.
+Json run_one(const sim::Scenario& sc, const sim::PolicyRegistry& reg, const std::string& policy,
+             const RunFlags& f, bool progress, const std::string& dir) {
+  sim::RunOptions opt;
+  opt.policy = policy;
+  opt.seed = f.seed;
+  opt.wall_clock = !f.no_wall_clock;
+  opt.progress = progress;
+  sim::Simulation simulation(sc, reg, opt);
+  simulation.run();
+  simulation.write_outputs(dir);
+  return simulation.summary();
+}
+
+// Runs every profile of a comparison (independent runs on a small thread pool; each run parses
+// its own copy of the scenario), then writes DIR/report.html. Returns the exit code.
+int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
+            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+  const sim::PolicyRegistry reg = simulation_policies();
+  if (profiles.empty()) throw InputError("--profiles: expected at least one policy name");
+  for (const std::string& p : profiles) {
+    if (!reg.has(p)) {
+      throw InputError("--profiles: unknown policy \"" + p + "\"; known policies:\n" +
+                       policy_list(reg));
+    }
+  }
+  load();  // validate the scenario once, before any run starts
+  make_dirs(out);
+  clear_old_summary(out);
+  std::vector<std::string> dirs;
+  for (const std::string& p : profiles) {
+    dirs.push_back(out + "/" + p);
+    clear_old_summary(dirs.back());
+  }
+  std::vector<Json> summaries(profiles.size());
+  std::vector<std::exception_ptr> errors(profiles.size());
+  size_t next = 0;
+  std::mutex mu;
+  auto worker = [&] {
+    while (true) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (next >= profiles.size()) return;
+        i = next++;
+      }
+      try {
+        const sim::Scenario sc = load();
+        summaries[i] = run_one(sc, reg, profiles[i], f, false, dirs[i]);
+        if (!f.quiet) {
+          std::lock_guard<std::mutex> lock(mu);
+          print_summary(summaries[i], dirs[i]);
+        }
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(profiles.size())));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  const std::string report = out + "/report.html";
+  report::write_run_report(dirs, report, title);
+  std::printf("report: %s\n", report.c_str());
+  return 0;
+}
+
+int default_jobs() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+void register_sim(CLI::App& root, CommandTable& table) {
+  // ---- orrery sim ----
+  struct SimOptions {
+    std::string scenario, trace, profile, out;
+    int workers = 0;
+    bool list = false;
+    RunFlags flags;
+  };
+  auto so = std::make_shared<SimOptions>();
+  CLI::App* sim_app = root.add_subcommand("sim", "Simulate a scenario or replay a trace");
+  sim_app->add_option("scenario", so->scenario, "Scenario file (YAML, see docs/scenarios.md)");
+  sim_app->add_option("--trace", so->trace, "Replay a Sparrow/Megha .tr trace instead");
+  sim_app->add_option("--workers", so->workers, "With --trace: number of one-slot workers");
+  sim_app->add_option("--profile", so->profile,
+                      "Scheduling policy to run (replaces the scenario's; default kube-default)");
+  sim_app->add_option("--out,-o", so->out, "Output directory");
+  sim_app->add_flag("--list-profiles", so->list, "List the scheduling policies and exit");
+  add_run_flags(sim_app, &so->flags);
+  sim_app->footer(
+      "Writes DIR/summary.json (last), jobs.csv, pods.csv, timeseries.csv and edge_ratio.csv "
+      "(when the cluster has edge nodes). See docs/simulator.md.");
+  table.push_back({sim_app, [so] {
+                     const sim::PolicyRegistry reg = simulation_policies();
+                     if (so->list) {
+                       std::printf("%s", policy_list(reg).c_str());
+                       return 0;
+                     }
+                     if (so->scenario.empty() == so->trace.empty()) {
+                       throw InputError("give a scenario file or --trace FILE (one of them)");
+                     }
+                     if (!so->trace.empty() && so->workers <= 0) {
+                       throw InputError("--trace needs --workers N (a positive number)");
+                     }
+                     if (so->out.empty()) throw InputError("--out DIR is required");
+                     if (!so->profile.empty() && !reg.has(so->profile)) {
+                       throw InputError("--profile: unknown policy \"" + so->profile +
+                                        "\"; known policies:\n" + policy_list(reg));
+                     }
+                     clear_old_summary(so->out);
+                     const sim::Scenario sc = so->trace.empty()
+                                                  ? sim::load_scenario(so->scenario)
+                                                  : sim::trace_scenario(so->trace, so->workers);
+                     const Json s =
+                         run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
+                     if (!so->flags.quiet) print_summary(s, so->out);
+                     return 0;
+                   }});
+
+  // ---- orrery compare ----
+  struct CompareOptions {
+    std::string scenario, profiles, out;
+    int jobs = default_jobs();
+    RunFlags flags;
+  };
+  auto co = std::make_shared<CompareOptions>();
+  CLI::App* cmp = root.add_subcommand(
+      "compare", "Run one scenario under several policies and write an HTML report");
+  cmp->add_option("scenario", co->scenario, "Scenario file")->required();
+  cmp->add_option("--profiles,-p", co->profiles, "Comma-separated policy names")->required();
+  cmp->add_option("--out,-o", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
+      ->required();
+  cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
+  add_run_flags(cmp, &co->flags);
+  table.push_back({cmp, [co] {
+                     const std::string path = co->scenario;
+                     return compare([path] { return sim::load_scenario(path); },
+                                    split_list(co->profiles), co->flags, co->out, co->jobs,
+                                    "orrery compare: " + path);
+                   }});
+
+  // ---- orrery demo ----
+  struct DemoOptions {
+    std::string out = "out/demo";
+    int jobs = default_jobs();
+    RunFlags flags;
+  };
+  auto dopt = std::make_shared<DemoOptions>();
+  CLI::App* demo = root.add_subcommand(
+      "demo", "Run the bundled demo scenario under the available policies and write a report");
+  demo->add_option("--out,-o", dopt->out, "Output directory (default out/demo)");
+  demo->add_option("--jobs,-j", dopt->jobs, "Runs in parallel (default: the number of CPUs)");
+  add_run_flags(demo, &dopt->flags);
+  demo->footer("The scenario is scenarios/demo.yaml, compiled into the binary.");
+  table.push_back(
+      {demo, [dopt] {
+         const sim::PolicyRegistry reg = simulation_policies();
+         std::vector<std::string> profiles;
+         for (const char* p :
+              {"kube-default", "kube-binpack", "kubedsm", "bef", "sef", "cf", "random"}) {
+           if (reg.has(p)) profiles.push_back(p);
+         }
+         return compare(
+             [] { return sim::parse_scenario(sim::demo_scenario_yaml(), "<demo scenario>", ""); },
+             profiles, dopt->flags, dopt->out, dopt->jobs,
+             "orrery demo: edge/cloud cluster, demand cycles and batch jobs");
+       }});
+}
+
+}  // namespace orrery::cli

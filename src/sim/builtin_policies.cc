@@ -1,0 +1,70 @@
+#include "sim/builtin_policies.h"
+
+#include "plugins/register.h"
+#include "sim/scheduler_driver.h"
+
+namespace orrery::sim {
+
+PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
+                               std::function<fw::SchedulerConfig()> default_config) {
+  return [register_plugins, default_config](PolicyContext& ctx) -> std::unique_ptr<Component> {
+    fw::PluginRegistry plugins;
+    plugins::register_default_plugins(plugins);
+    if (register_plugins) register_plugins(plugins);
+    const fw::SchedulerConfig config = ctx.scheduler_config.empty()
+                                           ? default_config()
+                                           : fw::load_scheduler_config(ctx.scheduler_config);
+    std::vector<std::string> warnings;
+    auto profiles = plugins::build_profiles(config, plugins, &warnings);
+    for (const std::string& w : warnings) ctx.stats.warn(w);
+    DecisionLatency latency;
+    bool deterministic = false;
+    if (ctx.args.defined()) {
+      ctx.args.expect_map();
+      for (const std::string& k : ctx.args.keys()) {
+        if (k != "decision_latency" && k != "deterministic") {
+          ctx.args.child(k).fail("unknown field (expected decision_latency, deterministic)");
+        }
+      }
+      latency = parse_decision_latency(ctx.args.child("decision_latency"));
+      deterministic = ctx.args.bool_or("deterministic", false);
+    }
+    if (deterministic)
+      for (auto& p : profiles) p->deterministic_ties = true;
+    fw::SchedulerOptions options;
+    options.seed = ctx.seed;
+    options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
+    options.queue = fw::queue_options(config);
+    return std::make_unique<SchedulerDriver>(ctx, std::move(profiles), options, latency);
+  };
+}
+
+namespace {
+
+// kube-scheduler configured for bin packing, as the upstream documentation suggests
+// (NodeResourcesFit with the MostAllocated scoring strategy).
+const char* kBinpackConfig = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+)";
+
+}  // namespace
+
+void register_builtin_policies(PolicyRegistry& registry) {
+  registry.add("kube-default",
+               "kube-scheduler's default profile (or the scenario's KubeSchedulerConfiguration)",
+               framework_policy(nullptr, fw::default_scheduler_config));
+  registry.add(
+      "kube-binpack", "kube-scheduler with NodeResourcesFit scoring MostAllocated (bin packing)",
+      framework_policy(
+          nullptr, [] { return fw::parse_scheduler_config(kBinpackConfig, "<kube-binpack>"); }));
+}
+
+}  // namespace orrery::sim
