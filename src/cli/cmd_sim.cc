@@ -37,12 +37,16 @@ using sim::Json;
 
 struct RunFlags {
   std::optional<uint64_t> seed;
+  std::string duration;
   bool no_wall_clock = false;
   bool quiet = false;
 };
 
 void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_option("--seed", f->seed, "Seed for every random choice (default: the scenario's)");
+  app->add_option("--duration", f->duration,
+                  "Simulated time to run, e.g. 10m (default: the scenario's, or until all work "
+                  "is done)");
   app->add_flag("--no-wall-clock", f->no_wall_clock,
                 "Write wall-clock timings as 0, so outputs of equal runs are byte-identical");
   app->add_flag("--quiet,-q", f->quiet, "No progress bar or summary on the terminal");
@@ -102,9 +106,15 @@ Json run_one(const sim::Scenario& sc, const sim::PolicyRegistry& reg, const std:
   sim::RunOptions opt;
   opt.policy = policy;
   opt.seed = f.seed;
+  if (!f.duration.empty()) opt.duration = sim::parse_duration_text(f.duration, "--duration");
   opt.wall_clock = !f.no_wall_clock;
   opt.progress = progress;
   sim::Simulation simulation(sc, reg, opt);
+  if (!f.quiet) {
+    for (const std::string& w : simulation.warnings()) {
+      std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+    }
+  }
   simulation.run();
   simulation.write_outputs(dir);
   return simulation.summary();

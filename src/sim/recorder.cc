@@ -61,12 +61,16 @@ void Recorder::on_event(const fw::ClusterEvent& e) {
       return;
     case EventKind::kPodAdded: {
       if (e.pod_serial >= records_.size()) {
-        records_.resize(std::max<size_t>(e.pod_serial + 1, records_.size() * 3 / 2 + 16));
+        records_.resize(std::max<size_t>(e.pod_serial + 1, records_.capacity()));
       }
       const Pod& pod = sim_.state().pod(e.pod);
       PodRecord& r = records_[e.pod_serial];
       r.name = pod.ns == "default" ? pod.name : pod.key();
-      r.owner = intern(pod.owner.name);
+      if (pod.owner.name != last_owner_) {
+        last_owner_ = pod.owner.name;
+        last_owner_id_ = intern(last_owner_);
+      }
+      r.owner = last_owner_id_;
       r.outcome = s_pending;
       r.created = pod.creation_us;
       r.restarts = sim_.restarts(e.pod);
@@ -255,17 +259,19 @@ Json Recorder::pods_summary() const {
     if (r.finished >= 0 && r.started >= 0) pct.push_back(to_seconds(r.finished - r.started));
     outcomes[std::string(interned(r.outcome))]++;
   }
-  Stats p = summarize(std::move(pending));
-  Stats c = summarize(std::move(pct));
+  const Stats p = summarize(std::move(pending));
+  const Stats c = summarize(std::move(pct));
+  // Statistics of an empty sample are null (NaN), not 0.
+  auto val = [](const Stats& st, double v) { return st.count ? Json(v) : Json(nullptr); };
   Json out;
   out["count"] = created_;
-  out["pending_p50_s"] = p.p50;
-  out["pending_p99_s"] = p.p99;
-  out["pct_mean_s"] = c.mean;
-  out["pending_mean_s"] = p.mean;
-  out["pending_p90_s"] = p.p90;
-  out["pct_p50_s"] = c.p50;
-  out["pct_p99_s"] = c.p99;
+  out["pending_p50_s"] = val(p, p.p50);
+  out["pending_p99_s"] = val(p, p.p99);
+  out["pct_mean_s"] = val(c, c.mean);
+  out["pending_mean_s"] = val(p, p.mean);
+  out["pending_p90_s"] = val(p, p.p90);
+  out["pct_p50_s"] = val(c, c.p50);
+  out["pct_p99_s"] = val(c, c.p99);
   out["bound"] = p.count;
   out["completed"] = c.count;
   Json o = Json::object();

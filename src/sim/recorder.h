@@ -28,6 +28,8 @@ class Recorder : public fw::EventListener, public EventTarget {
   ~Recorder() override;
 
   void track_deployment(const ReplicaSet* rs) { deployments_.push_back(rs); }
+  // Room for this many pods (a hint: trace replays know their task count).
+  void reserve(size_t pods) { records_.reserve(pods + 1); }
   // Takes the first sample now and keeps sampling every interval until stop().
   void start();
   // Takes a last sample at the current time (if none was taken at it) and stops sampling.
@@ -90,6 +92,8 @@ class Recorder : public fw::EventListener, public EventTarget {
   std::vector<PodRecord> records_;  // by pod serial
   size_t created_ = 0, pending_ = 0, running_ = 0;
   Time last_activity_ = 0;
+  std::string last_owner_;  // consecutive pods mostly share an owner: skip re-interning it
+  StrId last_owner_id_ = kNoStr;
   std::vector<Sample> samples_;
   // Cluster capacity totals, recomputed only after node events.
   bool capacity_dirty_ = true;

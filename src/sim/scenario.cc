@@ -358,7 +358,6 @@ ArrivalDef parse_arrivals(const Ctx& c) {
   if (c.has("start")) a.start = parse_duration(c.child("start"));
   if (c.has("stop")) a.stop = parse_duration(c.child("stop"));
   if (c.has("count")) a.count = positive_int(c.child("count"));
-  if (a.count < 0 && a.stop == kForever) c.fail("arrivals need count or stop");
   Ctx job = c.child("job");
   if (!job.defined()) c.fail("arrivals need a job template (job: {...})");
   check_job_keys(job, {"completions", "parallelism", "backoffLimit"});

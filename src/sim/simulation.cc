@@ -157,12 +157,15 @@ void Simulation::build_workloads() {
     arrivals_.push_back(std::make_unique<Arrivals>(*this, a));
     if (a.count > 0) expected_jobs_ += static_cast<size_t>(a.count);
   }
+  size_t expected_pods = 0;
   for (const TraceDef& t : sc_.traces) {
     traces_.push_back(std::make_unique<TraceReplay>(*sim_, *t.trace, t.tmpl, log_, seed_, t.prefix,
                                                     t.offset, next_job_id_));
     next_job_id_ += t.trace->jobs.size();
     expected_jobs_ += t.trace->jobs.size();
+    expected_pods += t.trace->task_count();
   }
+  recorder_->reserve(expected_pods);
 }
 
 void Simulation::build_events() {
@@ -214,6 +217,13 @@ void Simulation::build_events() {
   }
 }
 
+std::vector<std::string> Simulation::warnings() const {
+  std::vector<std::string> out;
+  for (const auto& p : policies_)
+    for (const std::string& w : p->stats.warnings()) out.push_back(p->name + ": " + w);
+  return out;
+}
+
 ReplicaSet* Simulation::deployment(const std::string& name) {
   for (auto& d : deployments_)
     if (d->name() == name) return d.get();
@@ -245,7 +255,8 @@ void Simulation::run() {
   for (auto& h : hpas_) h->start();
   for (auto& a : arrivals_) a->start();
   for (auto& t : traces_) t->start();
-  end_ = sc_.duration > 0 ? sc_.duration : kForever;
+  const Time duration = opt_.duration > 0 ? opt_.duration : sc_.duration;
+  end_ = duration > 0 ? duration : kForever;
   const bool show = opt_.progress && isatty(STDERR_FILENO);
   bool shown = false;
   uint64_t steps = 0;

@@ -35,6 +35,7 @@ namespace orrery::sim {
 struct RunOptions {
   std::string policy;            // replaces the first scheduler's policy when set
   std::optional<uint64_t> seed;  // replaces the scenario's seed when set
+  Time duration = 0;             // > 0: replaces the scenario's duration
   bool wall_clock = true;        // false: wall-clock fields are written as 0
   bool progress = false;         // progress bar on stderr (after the first second)
   // Runs without a duration stop when nothing has happened to any pod for this long while work
@@ -63,6 +64,8 @@ class Simulation {
   const std::string& policy() const { return policy_name_; }
   uint64_t seed() const { return seed_; }
   bool incomplete() const { return incomplete_; }
+  // Configuration warnings from the policies (e.g. plugins accepted but not modelled).
+  std::vector<std::string> warnings() const;
 
  private:
   class Arrivals;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "sim/builtin_policies.h"
 #include "sim_test_util.h"
 
 namespace orrery::sim {
@@ -231,6 +232,38 @@ TEST(Simulation, UnknownPolicyAndNodeNamesAreInputErrors) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "s.yaml:5: events[0]: nodes: no node or node group named \"zz\"");
+  }
+}
+
+}  // namespace
+}  // namespace orrery::sim
+
+namespace orrery::sim {
+namespace {
+
+// Every example in scenarios/ parses and runs (briefly) under kube-default.
+TEST(Scenarios, ExamplesRun) {
+  namespace fs = std::filesystem;
+  PolicyRegistry reg;
+  register_builtin_policies(reg);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(std::string(ORRERY_SOURCE_DIR) + "/scenarios")) {
+    if (e.path().extension() == ".yaml" && e.path().filename() != "snapshot-cluster.yaml") {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 7u);
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    Scenario sc = load_scenario(f.string());
+    RunOptions opt;
+    opt.duration = 60 * kSecond;
+    opt.wall_clock = false;
+    Simulation sim(sc, reg, opt);
+    sim.run();
+    EXPECT_EQ(sim.loop().now(), 60 * kSecond);
+    EXPECT_GT(sim.recorder().pods_created(), 0u);
   }
 }
 
