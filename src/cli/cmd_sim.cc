@@ -72,11 +72,17 @@ std::string fmt_s(const Json& v) {
 }
 
 void print_summary(const Json& s, const std::string& dir) {
-  std::printf("%s: %s, seed %llu: %.0f s simulated in %.2f s (%.2fM events)\n",
+  const uint64_t events = s["events"].get<uint64_t>();
+  char ev[32];
+  if (events >= 1000000) {
+    std::snprintf(ev, sizeof ev, "%.2fM", static_cast<double>(events) * 1e-6);
+  } else {
+    std::snprintf(ev, sizeof ev, "%llu", static_cast<unsigned long long>(events));
+  }
+  std::printf("%s: %s, seed %llu: %.0f s simulated in %.2f s (%s events)\n",
               s["scenario"].get<std::string>().c_str(), s["profile"].get<std::string>().c_str(),
               static_cast<unsigned long long>(s["seed"].get<uint64_t>()),
-              s["sim_time_s"].get<double>(), s["wall_time_s"].get<double>(),
-              static_cast<double>(s["events"].get<uint64_t>()) * 1e-6);
+              s["sim_time_s"].get<double>(), s["wall_time_s"].get<double>(), ev);
   const Json& j = s["jobs"];
   if (j["count"].get<size_t>() > 0 || j["unfinished"].get<size_t>() > 0) {
     std::printf("  jobs: %zu done, %zu unfinished; delay p50 %s, p90 %s, p99 %s\n",

@@ -25,6 +25,28 @@ double Execution::remaining(PodId pod, Time now) const {
   return std::max(0.0, p.remaining - rate(nodes_[p.node], p) * static_cast<double>(now - p.as_of));
 }
 
+void Execution::account(NodeId node, Time now) {
+  NodeData& n = nodes_[node];
+  const Time dt = now - n.last_change;
+  if (dt > 0) {
+    n.cpu_time += static_cast<double>(cpu_used(node)) * 1e-3 * static_cast<double>(dt);
+    if (!n.paused && n.demand > n.capacity) n.stall_time += dt;
+  }
+  n.last_change = now;
+}
+
+double Execution::cpu_time(NodeId node, Time now) const {
+  const NodeData& n = nodes_[node];
+  return n.cpu_time +
+         static_cast<double>(cpu_used(node)) * 1e-3 * static_cast<double>(now - n.last_change);
+}
+
+Time Execution::stall_time(NodeId node, Time now) const {
+  const NodeData& n = nodes_[node];
+  const bool stalled = !n.paused && n.demand > n.capacity;
+  return n.stall_time + (stalled ? now - n.last_change : 0);
+}
+
 void Execution::settle(PodData& p, double old_rate, Time now) {
   if (std::isfinite(p.remaining)) {
     p.remaining = std::max(0.0, p.remaining - old_rate * static_cast<double>(now - p.as_of));
@@ -68,6 +90,7 @@ void Execution::start(PodId pod, NodeId node, const ExecSpec& spec, bool gpu, Ti
   p.memory = spec.memory;
   p.remaining = spec.work == kForever ? INFINITY : static_cast<double>(spec.work);
   p.as_of = now;
+  account(node, now);
   const int64_t used_before = cpu_used(node);
   if (!gpu) n.demand += p.cpu;
   n.memory += p.memory;
@@ -92,6 +115,7 @@ void Execution::stop(PodId pod, Time now) {
   n.running.pop_back();
   p.slot = kNoSlot;
   --running_count_;
+  account(p.node, now);
   const int64_t used_before = cpu_used(p.node);
   if (!p.gpu) n.demand -= p.cpu;
   n.memory -= p.memory;
@@ -103,6 +127,7 @@ void Execution::stop(PodId pod, Time now) {
 void Execution::set_paused(NodeId node, bool paused, Time now) {
   NodeData& n = nodes_.at(node);
   if (n.paused == paused) return;
+  account(node, now);
   const int64_t used_before = cpu_used(node);
   // Settle at the rates in force before the change.
   for (PodId id : n.running) settle(pods_[id], rate(n, pods_[id]), now);

@@ -60,6 +60,10 @@ class Execution {
   int64_t total_cpu_used() const { return total_cpu_used_; }
   int64_t total_memory_used() const { return total_memory_used_; }
   size_t running_count() const { return running_count_; }
+  // Cumulative counters up to `now`, like /proc/stat and PSI totals: core-µs of CPU used, and µs
+  // during which some CPU demand had to wait (demand > capacity).
+  double cpu_time(NodeId node, Time now) const;
+  Time stall_time(NodeId node, Time now) const;
 
  private:
   static constexpr uint32_t kNoSlot = ~uint32_t{0};
@@ -71,6 +75,9 @@ class Execution {
     double share = 1;  // min(1, capacity / demand)
     bool paused = false;
     std::vector<PodId> running;
+    Time last_change = 0;  // when demand or pause last changed
+    double cpu_time = 0;   // core-µs used until last_change
+    Time stall_time = 0;   // µs with demand > capacity until last_change
   };
   struct PodData {
     NodeId node = kNoNode;
@@ -85,6 +92,7 @@ class Execution {
     return n.paused ? 0.0 : p.gpu ? n.speed : n.speed * n.share;
   }
   static void settle(PodData& p, double old_rate, Time now);
+  void account(NodeId node, Time now);  // brings the cumulative counters up to `now`
   void reschedule(PodId pod, double r);
   // Recomputes the node's share after its demand changed and reschedules the running CPU-bound
   // pods if their rate changed.

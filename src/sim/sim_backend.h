@@ -132,6 +132,12 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
   int running_pods(NodeId node) const override {
     return static_cast<int>(exec_.running_on(node).size());
   }
+  double cpu_seconds_total(NodeId node) const override {
+    return exec_.cpu_time(node, loop_.now()) * 1e-6;
+  }
+  double cpu_stall_seconds_total(NodeId node) const override {
+    return to_seconds(exec_.stall_time(node, loop_.now()));
+  }
 
   void handle(const Event& e) override;
 

@@ -23,6 +23,11 @@ class NodeTelemetry {
   // analogue of PSI "cpu some" pressure for a processor-sharing node.
   virtual double cpu_pressure(NodeId node) const = 0;
   virtual int running_pods(NodeId node) const = 0;
+  // Cumulative counters since the start (like /proc/stat and /proc/pressure/cpu "some" total):
+  // core-seconds of CPU used, and seconds during which some CPU demand had to wait. A policy
+  // sampling them every T gets exact averages over each window: Δcpu / T, Δstall / T.
+  virtual double cpu_seconds_total(NodeId node) const = 0;
+  virtual double cpu_stall_seconds_total(NodeId node) const = 0;
 };
 
 }  // namespace orrery::sim

@@ -112,6 +112,27 @@ TEST(SimBackend, ProcessorSharingStretchesRunTimesByThetaP) {
   }
 }
 
+TEST(SimBackend, TelemetryCountersIntegrateUsageAndPressure) {
+  EventLoop loop;
+  SimBackend sim(loop, 1);
+  sim.add_node(make_node("n0", 2000, 8 * kGi));
+  // 0–10 s: one pod using 1.5 cores; 10–20 s: plus one using 1 core (2.5 > 2: stalled, 2 used).
+  create(sim, "a", make_spec(0, 0), {1500, kGi, 20 * kSecond}, "n0");
+  loop.at(10 * kSecond, [&] { create(sim, "b", make_spec(0, 0), {1000, kGi, kForever}, "n0"); });
+  loop.run_until(5 * kSecond);
+  EXPECT_DOUBLE_EQ(sim.cpu_seconds_total(0), 7.5);
+  EXPECT_EQ(sim.cpu_used_milli(0), 1500);
+  EXPECT_DOUBLE_EQ(sim.cpu_pressure(0), 0.0);
+  loop.run_until(15 * kSecond);
+  EXPECT_DOUBLE_EQ(sim.cpu_seconds_total(0), 15 + 10);
+  EXPECT_DOUBLE_EQ(sim.cpu_stall_seconds_total(0), 5);
+  EXPECT_EQ(sim.cpu_demand_milli(0), 2500);
+  EXPECT_EQ(sim.cpu_used_milli(0), 2000);
+  EXPECT_DOUBLE_EQ(sim.cpu_pressure(0), 0.2);
+  EXPECT_EQ(sim.memory_used(0), 2 * kGi);
+  EXPECT_EQ(sim.running_pods(0), 2);
+}
+
 TEST(SimBackend, ProcessorSharingWithStaggeredStarts) {
   // KubCG Fig. 3(B): pod 2 starts 4 s after pod 1, both want the whole core, τ = 10 s. While both
   // run each gets half a core: pod 1 has 6 s left at t=4 and ends at 4 + 12 = 16; pod 2 has done
