@@ -497,6 +497,15 @@ std::vector<std::string> NodeGroup::node_names() const {
   return out;
 }
 
+SchedulerDef Scenario::settings_for(size_t slot, const std::string& policy) const {
+  if (slot < schedulers.size() && schedulers[slot].policy == policy) return schedulers[slot];
+  auto it = policy_settings.find(policy);
+  if (it != policy_settings.end()) return it->second;
+  SchedulerDef d;
+  d.policy = policy;
+  return d;
+}
+
 bool Scenario::has_endless_work() const {
   if (!deployments.empty() || !snapshot_pods.empty()) return true;
   for (const ArrivalDef& a : arrivals)
@@ -516,7 +525,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
                         const std::string& base_dir) {
   Ctx root{source, yaml::parse_document(text, source), ""};
   check_keys(root, {"name", "description", "seed", "duration", "scheduler", "schedulers",
-                    "lifecycle", "metrics", "cluster", "workloads", "events"});
+                    "policies", "lifecycle", "metrics", "cluster", "workloads", "events"});
   Scenario s;
   s.source = source;
   s.name = root.str_or("name", std::filesystem::path(source).stem().string());
@@ -541,6 +550,19 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     s.schedulers.clear();
     for (size_t i = 0; i < l.size(); ++i)
       s.schedulers.push_back(parse_scheduler(l.item(i), base_dir));
+  }
+  Ctx pols = root.child("policies");
+  if (pols.defined()) {
+    pols.expect_map();
+    for (const std::string& name : pols.keys()) {
+      Ctx p = pols.child(name);
+      check_keys(p, {"config", "args"});
+      SchedulerDef d;
+      d.policy = name;
+      if (p.has("config")) d.config = resolve(base_dir, p.child("config").str());
+      d.args = p.child("args");
+      s.policy_settings[name] = d;
+    }
   }
   s.lifecycle = parse_lifecycle(root.child("lifecycle"));
   Ctx metrics = root.child("metrics");

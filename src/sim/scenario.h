@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,6 +90,11 @@ struct Scenario {
   uint64_t seed = 1;
   Time duration = 0;  // 0: until every finite workload is done
   std::vector<SchedulerDef> schedulers{SchedulerDef{}};
+  // Settings for policies by name (`policies:`), used when a policy runs without settings of its
+  // own in `scheduler(s)` — e.g. when `--profile` or `compare` substitutes it.
+  std::map<std::string, SchedulerDef> policy_settings;
+  // The settings a policy runs with in scheduler slot `slot`.
+  SchedulerDef settings_for(size_t slot, const std::string& policy) const;
   Lifecycle lifecycle;
   Time sample_interval = kSecond;
 

@@ -14,6 +14,7 @@ namespace orrery::sim {
 
 struct Simulation::PolicySlot {
   std::string name;
+  SchedulerDef settings;
   PolicyStats stats;
   std::unique_ptr<PolicyContext> ctx;
   std::unique_ptr<Component> component;
@@ -63,8 +64,9 @@ Simulation::Simulation(const Scenario& scenario, const PolicyRegistry& policies,
     const SchedulerDef& def = sc_.schedulers[i];
     auto slot = std::make_unique<PolicySlot>();
     slot->name = i == 0 && !opt_.policy.empty() ? opt_.policy : def.policy;
-    slot->ctx = std::make_unique<PolicyContext>(
-        PolicyContext{loop_, *sim_, seed_, slot->name, def.args, def.config, slot->stats});
+    slot->settings = sc_.settings_for(i, slot->name);
+    slot->ctx = std::make_unique<PolicyContext>(PolicyContext{
+        loop_, *sim_, seed_, slot->name, slot->settings.args, slot->settings.config, slot->stats});
     slot->component = policies.create(slot->name, *slot->ctx);
     policies_.push_back(std::move(slot));
   }

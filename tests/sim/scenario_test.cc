@@ -133,7 +133,8 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
             "seconds, got \"soon\"");
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nwrkloads: []\n"),
             "s.yaml:2: wrkloads: unknown field (expected one of: name, description, seed, "
-            "duration, scheduler, schedulers, lifecycle, metrics, cluster, workloads, events)");
+            "duration, scheduler, schedulers, policies, lifecycle, metrics, cluster, workloads, "
+            "events)");
   EXPECT_EQ(
       error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- deployment: {name: x}\n"),
       "s.yaml:1: missing duration: deployments (and open-ended arrivals) run until stopped");

@@ -314,3 +314,39 @@ workloads:
 
 }  // namespace
 }  // namespace orrery::sim
+
+namespace orrery::sim {
+namespace {
+
+// A substituted policy (--profile, compare) runs with its own `policies:` settings, never with
+// the settings the scenario gave another policy.
+TEST(Simulation, SubstitutedPoliciesUseTheirOwnSettings) {
+  const char* text = R"(
+scheduler: {policy: fitall, args: {decision_latency: {base: 100ms}}}
+policies:
+  fitall-random: {args: {decision_latency: {base: 40ms}}}
+cluster: {nodes: [{name: n, cpu: 100, memory: 100Gi}]}
+workloads:
+- job: {name: j, completions: 5, parallelism: 5, requests: {cpu: 1}, work: 1s}
+)";
+  Scenario sc = parse_scenario(text, "s.yaml", "");
+  PolicyRegistry reg = registry();
+  reg.add("fitall-nolatency", "test", [](PolicyContext& ctx) {
+    EXPECT_FALSE(ctx.args.defined());
+    return testing::make_fitall(ctx);
+  });
+  auto finish = [&](const std::string& policy) {
+    RunOptions opt;
+    opt.policy = policy;
+    opt.wall_clock = false;
+    Simulation sim(sc, reg, opt);
+    sim.run();
+    return sim.jobs().records().at(0).finish;
+  };
+  EXPECT_EQ(finish(""), 1500 * kMs);               // 5 × 100 ms + 1 s
+  EXPECT_EQ(finish("fitall-random"), 1200 * kMs);  // 5 × 40 ms + 1 s
+  EXPECT_EQ(finish("fitall-nolatency"), 1000 * kMs);
+}
+
+}  // namespace
+}  // namespace orrery::sim
