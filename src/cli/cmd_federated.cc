@@ -1,5 +1,6 @@
 // `orrery repro federated`: the Megha/PigeonC paper's evaluation (Figures 6-10) as an HTML
-// report plus CSV/JSON (src/policies/federated/repro.h).
+// report plus CSV/JSON (src/policies/federated/repro.h); and the `orrery sim` options that run
+// one Megha/PigeonC trace replay (`--cluster-config FILE_C.json --arch megha|pigeonc`).
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -10,8 +11,112 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "policies/federated/repro.h"
+#include "policies/federated/run.h"
+#include "report/format.h"
 
 namespace orrery::cli {
+
+void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
+  sim->add_option("--cluster-config", f->cluster_config,
+                  "With --trace: a Megha or PigeonC cluster (megha_config_*_C.json, "
+                  "pigeon_config_*_C.json) replayed by that architecture; sets the workers");
+  sim->add_option("--arch", f->arch, "With --cluster-config: megha or pigeonc");
+  sim->add_option("--match", f->match,
+                  "With --arch: random (default) or minc (Minimum Constraints)");
+  sim->add_option("--task-model", f->task_model,
+                  "With --arch: task constraint model (default: task_constraint_model.json "
+                  "beside the cluster config)");
+  sim->add_option("--task-constraints", f->task_constraints,
+                  "With --arch: explicit constraints, lines \"JOB TASK [ID ...]\"");
+  sim->add_option("--replicate", f->replicate,
+                  "With --arch: repeat every LM / Master N times (2: 20,000 workers from the "
+                  "10,000-worker configs)");
+  sim->add_option("--cutoff", f->cutoff,
+                  "With --arch: short-job cutoff in seconds (default: the PigeonC config's)");
+  sim->add_option("--heartbeat", f->heartbeat_s,
+                  "With --arch: heartbeat period in seconds (default: Megha 5, PigeonC 10)");
+  sim->add_option("--lm-order", f->lm_order,
+                  "With --arch megha: fixed (default) or rotate: where GMs start searching");
+  sim->add_flag("--aligned-heartbeats", f->aligned_heartbeats,
+                "With --arch: every LM beats exactly every period from the first arrival (no "
+                "random phase or jitter)");
+  sim->add_flag("--reference", f->reference,
+                "With --arch: the published simulator's behaviour where it departs from the "
+                "paper's text (Megha: rejected tasks wait in the queue; PigeonC: its CS_i "
+                "counting)");
+}
+
+bool federated_sim_requested(const FederatedSimFlags& f) {
+  return !f.cluster_config.empty() || !f.arch.empty();
+}
+
+int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, const std::string& out,
+                      std::optional<uint64_t> seed, bool no_wall_clock, bool quiet) {
+  if (f.cluster_config.empty()) throw InputError("--arch needs --cluster-config FILE_C.json");
+  if (trace.empty()) throw InputError("--cluster-config needs --trace FILE.tr");
+  if (out.empty()) throw InputError("--out DIR is required");
+  federated::SimRequest req;
+  if (f.arch == "megha") {
+    req.arch = federated::Arch::kMegha;
+  } else if (f.arch == "pigeonc") {
+    req.arch = federated::Arch::kPigeonC;
+  } else {
+    throw InputError("--arch: expected megha or pigeonc, got \"" + f.arch + "\"");
+  }
+  if (f.match == "random") {
+    req.options.pick = federated::Pick::kRandom;
+  } else if (f.match == "minc") {
+    req.options.pick = federated::Pick::kMinConstraints;
+  } else {
+    throw InputError("--match: expected random or minc, got \"" + f.match + "\"");
+  }
+  if (f.lm_order == "fixed") {
+    req.options.lm_order = federated::LmOrder::kFixed;
+  } else if (f.lm_order == "rotate") {
+    req.options.lm_order = federated::LmOrder::kRotate;
+  } else {
+    throw InputError("--lm-order: expected fixed or rotate, got \"" + f.lm_order + "\"");
+  }
+  if (f.replicate < 1) throw InputError("--replicate: expected a positive integer");
+  if (f.cutoff && *f.cutoff < 0) throw InputError("--cutoff: expected seconds >= 0");
+  if (f.heartbeat_s && !(*f.heartbeat_s > 0)) throw InputError("--heartbeat: expected seconds > 0");
+  req.trace = trace;
+  req.cluster_config = f.cluster_config;
+  req.task_model = f.task_model;
+  req.task_constraints = f.task_constraints;
+  req.out = out;
+  req.replicate = static_cast<uint32_t>(f.replicate);
+  req.options.seed = seed.value_or(1);
+  req.options.cutoff_s = f.cutoff;
+  if (f.heartbeat_s) req.options.heartbeat = sim::seconds(*f.heartbeat_s);
+  req.options.reference_cs = f.reference && req.arch == federated::Arch::kPigeonC;
+  req.options.retry_rejected = !(f.reference && req.arch == federated::Arch::kMegha);
+  req.options.aligned_heartbeats = f.aligned_heartbeats;
+  req.options.wall_clock = !no_wall_clock;
+  const federated::RunOutput r = federated::run_request(req);
+  const sim::Json& s = r.summary;
+  const size_t dropped = s["unsatisfiable"]["tasks"];
+  if (dropped > 0) {
+    std::fprintf(stderr,
+                 "orrery: warning: %zu task(s) in %zu job(s) need constraints no worker has; "
+                 "dropped (see \"unsatisfiable\" in %s/summary.json)\n",
+                 dropped, s["unsatisfiable"]["jobs_affected"].get<size_t>(), out.c_str());
+  }
+  if (!quiet) {
+    using report::Format;
+    std::printf(
+        "%s on %s (%zu workers): %zu jobs, delay p50 %s, p99 %s, utilisation %s, %llu "
+        "inconsistencies, %.2f s wall\nwrote %s/summary.json, jobs.csv, timeseries.csv\n",
+        s["profile"].get<std::string>().c_str(), s["scenario"].get<std::string>().c_str(),
+        s["cluster"]["workers"].get<size_t>(), s["jobs"]["count"].get<size_t>(),
+        report::format_value(s["jobs"]["delay_p50_s"], Format::kSeconds).c_str(),
+        report::format_value(s["jobs"]["delay_p99_s"], Format::kSeconds).c_str(),
+        report::format_value(s["utilization"]["cpu_mean"], Format::kPercent).c_str(),
+        static_cast<unsigned long long>(r.inconsistencies), s["wall_time_s"].get<double>(),
+        out.c_str());
+  }
+  return 0;
+}
 
 void register_federated(CLI::App& root, CommandTable& table) {
   struct Options {
@@ -40,8 +145,8 @@ void register_federated(CLI::App& root, CommandTable& table) {
   app->add_option("--workloads", opts->workloads,
                   "Only these workloads: syn_250, syn_500, syn_1000, yahoo, google")
       ->delimiter(',');
-  app->add_flag("--no-reference-cs", opts->no_reference,
-                "Skip the PigeonC runs with the reference simulator's CS_i counting");
+  app->add_flag("--no-reference", opts->no_reference,
+                "Skip the \"_ref\" profiles (the published simulators' behaviour)");
   app->add_flag("--no-wall-clock", opts->no_wall_clock,
                 "Write wall_time_s as 0 so outputs compare byte for byte");
   app->add_flag("--quiet,-q", opts->quiet, "No progress lines on stderr");
@@ -53,7 +158,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
       {app, [app, opts] {
          federated::ReproOptions& r = opts->repro;
          r.wall_clock = !opts->no_wall_clock;
-         r.reference_cs = !opts->no_reference;
+         r.reference = !opts->no_reference;
          r.seeds.clear();
          const bool seeds_given = app->count("--seeds") > 0;
          std::stringstream ss(r.quick && !seeds_given ? "1" : opts->seeds);

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,22 @@ void register_schedule(CLI::App& root, CommandTable& table);
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
+
+// `orrery sim --trace T --cluster-config C --arch megha|pigeonc ...` (cmd_federated.cc): the
+// options cmd_sim.cc adds to `orrery sim`, and the run they request.
+struct FederatedSimFlags {
+  std::string cluster_config, arch, match = "random", task_model, task_constraints;
+  std::string lm_order = "fixed";
+  int replicate = 1;
+  std::optional<double> cutoff, heartbeat_s;
+  bool reference = false;
+  bool aligned_heartbeats = false;
+};
+void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* flags);
+bool federated_sim_requested(const FederatedSimFlags& flags);
+int run_federated_sim(const FederatedSimFlags& flags, const std::string& trace,
+                      const std::string& out, std::optional<uint64_t> seed, bool no_wall_clock,
+                      bool quiet);
 
 // The shared parent of `orrery repro <system>`: each system adds its own subcommand to it.
 CLI::App& repro_command(CLI::App& root);

@@ -38,6 +38,13 @@ MeghaSim::MeghaSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig&
   waiting_.resize(gms_);
   for (uint32_t g = 0; g < gms_; ++g)
     rng_.push_back(Rng::derive(p_.seed, "megha/gm/" + std::to_string(g)));
+  beat_rng_ = Rng::derive(p_.seed, "megha/heartbeat");
+}
+
+sim::Time MeghaSim::next_beat() {
+  if (p_.aligned_heartbeats) return p_.heartbeat;
+  const double f = 1 + kHeartbeatJitter * (2 * beat_rng_.uniform() - 1);
+  return std::max<sim::Time>(1, static_cast<sim::Time>(static_cast<double>(p_.heartbeat) * f));
 }
 
 size_t MeghaSim::queued() const {
@@ -50,10 +57,9 @@ void MeghaSim::start() {
   if (w_.arrival_order.empty()) return;
   // Arrivals are chained in (arrival, trace order) so the heap holds one at a time.
   const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
-  Rng phase = Rng::derive(p_.seed, "megha/heartbeat-phase");
   for (uint32_t lm = 0; lm < lms_; ++lm) {
     const sim::Time offset =
-        p_.aligned_heartbeats ? 0 : static_cast<sim::Time>(phase.below(p_.heartbeat));
+        p_.aligned_heartbeats ? 0 : static_cast<sim::Time>(beat_rng_.below(p_.heartbeat));
     loop_.at(first + offset, this, kHeartbeat, lm);
   }
   loop_.at(first, this, kSample);
@@ -208,7 +214,7 @@ void MeghaSim::handle(const sim::Event& e) {
       clear_bit(view(gm), slot);  // the rejection itself says it is busy
       // The rejected task is the oldest: retry it on the refreshed view first, else it goes back
       // to the head of the queue; then the freed workers go to the queue.
-      if (place(gm, task)) {
+      if (p_.retry_rejected && place(gm, task)) {
         ++n_.retries_placed;
       } else {
         waiting_[gm].push_front(task, w_.task_constraints[task]);
@@ -247,7 +253,7 @@ void MeghaSim::handle(const sim::Event& e) {
         if (delta != kNoDelta)
           loop_.after(p_.network_delay, this, kStatusUpdate, delta, pack(g, lm));
       }
-      if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat, lm);
+      if (!rec_.all_done()) loop_.after(next_beat(), this, kHeartbeat, lm);
       break;
     }
     case kStatusUpdate: {

@@ -111,6 +111,7 @@ class MeghaSim final : public sim::EventTarget {
   void apply_delta(uint32_t gm, uint32_t lm, uint32_t delta);
   // LM side.
   uint32_t take_delta(uint32_t lm, uint32_t gm);  // kNoDelta when nothing changed
+  sim::Time next_beat();                          // one LM's interval to its next heartbeat
   void mark_changed(uint32_t slot, uint32_t except_gm);
 
   sim::EventLoop& loop_;
@@ -131,6 +132,7 @@ class MeghaSim final : public sim::EventTarget {
   std::vector<uint64_t> dirty_;                // [gm] workers changed since the last update
   std::vector<PendingTasks> waiting_;          // [gm]
   std::vector<Rng> rng_;                       // [gm]
+  Rng beat_rng_;                               // heartbeat phases and jitter
   std::vector<std::vector<uint64_t>> deltas_;  // in-flight delta payloads
   std::vector<uint32_t> free_deltas_;
   std::vector<uint32_t> freed_;  // scratch for apply_delta

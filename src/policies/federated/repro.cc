@@ -39,19 +39,22 @@ namespace {
 struct Profile {
   Arch arch;
   Pick pick;
-  bool reference_cs;
-  std::string name() const { return profile_name(arch, pick) + (reference_cs ? "_refcs" : ""); }
+  bool reference;  // the reference simulators' behaviour (see repro.h)
+  std::string name() const { return profile_name(arch, pick) + (reference ? "_ref" : ""); }
   std::string label() const {
     std::string s = arch == Arch::kMegha ? "Megha" : "PigeonC";
     s += pick == Pick::kRandom ? "_rand" : "_min";
-    return reference_cs ? s + " (reference CS_i)" : s;
+    return reference ? s + " (ref)" : s;
   }
 };
+
+// Profile indices: the paper's four, then their reference-behaviour variants.
+constexpr size_t kMeghaRand = 0, kMeghaMin = 1, kPigeonRand = 2, kPigeonMin = 3, kRefOffset = 4;
 
 // The paper's numbers (§6): median delays in seconds where it states them.
 double paper_median(const std::string& workload, const Profile& p) {
   const double nan = std::nan("");
-  if (p.reference_cs) return nan;
+  if (p.reference) return nan;
   const bool rnd = p.pick == Pick::kRandom;
   if (p.arch == Arch::kMegha) {
     if (workload == "syn_1000") return rnd ? 0.67 : 0.33;
@@ -126,9 +129,11 @@ ReproResult run_repro(const ReproOptions& o) {
                                    {Arch::kMegha, Pick::kMinConstraints, false},
                                    {Arch::kPigeonC, Pick::kRandom, false},
                                    {Arch::kPigeonC, Pick::kMinConstraints, false}};
-  if (o.reference_cs) {
-    profiles.push_back({Arch::kPigeonC, Pick::kRandom, true});
-    profiles.push_back({Arch::kPigeonC, Pick::kMinConstraints, true});
+  if (o.reference) {
+    for (size_t p = 0; p < kRefOffset; ++p) {
+      profiles.push_back(profiles[p]);
+      profiles.back().reference = true;
+    }
   }
   std::vector<RunSpec> specs;
   for (size_t w = 0; w < workloads.size(); ++w)
@@ -154,7 +159,8 @@ ReproResult run_repro(const ReproOptions& o) {
         ro.seed = s.seed;
         ro.cutoff_s = wl.cutoff_s;
         ro.wall_clock = o.wall_clock;
-        ro.reference_cs = pr.reference_cs;
+        ro.reference_cs = pr.reference && pr.arch == Arch::kPigeonC;
+        ro.retry_rejected = !(pr.reference && pr.arch == Arch::kMegha);
         ro.scenario = wl.name;
         RunOutput r = run_federated(w, c, ro);
         r.summary["profile"] = pr.name();
@@ -282,10 +288,17 @@ ReproResult run_repro(const ReproOptions& o) {
       jw["profiles"][profiles[p].name()] = std::move(jp);
     }
     // Tail ratios PigeonC / Megha (the paper: Megha's p99 at least 10x lower).
-    jw["p99_ratio_pigeonc_over_megha"]["rand"] = agg[w][2].p99 / agg[w][0].p99;
-    jw["p99_ratio_pigeonc_over_megha"]["min"] = agg[w][3].p99 / agg[w][1].p99;
-    jw["util_ratio_pigeonc_over_megha"] =
-        (agg[w][2].util + agg[w][3].util) / (agg[w][0].util + agg[w][1].util);
+    for (size_t ref = 0; ref <= (o.reference ? kRefOffset : 0); ref += kRefOffset) {
+      const std::string sfx = ref ? "_ref" : "";
+      const auto& a = agg[w];
+      jw["p99_ratio_pigeonc_over_megha" + sfx]["rand"] =
+          a[ref + kPigeonRand].p99 / a[ref + kMeghaRand].p99;
+      jw["p99_ratio_pigeonc_over_megha" + sfx]["min"] =
+          a[ref + kPigeonMin].p99 / a[ref + kMeghaMin].p99;
+      jw["util_ratio_pigeonc_over_megha" + sfx] =
+          (a[ref + kPigeonRand].util + a[ref + kPigeonMin].util) /
+          (a[ref + kMeghaRand].util + a[ref + kMeghaMin].util);
+    }
     sw[workloads[w].name] = std::move(jw);
   }
 
@@ -309,11 +322,15 @@ ReproResult run_repro(const ReproOptions& o) {
       (o.quick ? ". QUICK RUN: only the first jobs of each trace, so numbers are not the "
                  "paper's."
                : ".") +
-      (o.reference_cs ? " 'PigeonC (reference CS_i)' counts constraint-set occurrences as the "
-                        "published PigeonC simulator does (a worker whose constraint set is a "
-                        "subset of one already recorded adds to that set instead of its own), "
-                        "which weights Masters by workers that cannot run the task."
-                      : ""));
+      (o.reference ? " Profiles marked (ref) add the published simulators' behaviour where the "
+                     "paper's text is silent or differs: Megha's GMs put a rejected task back at "
+                     "the head of their queue to wait for a worker reported free (instead of "
+                     "retrying it at once on the refreshed view), and PigeonC's Distributors "
+                     "count constraint-set occurrences as the published PigeonC simulator does (a "
+                     "worker whose set is a subset of one already recorded adds to that set "
+                     "instead of its own, so Masters are also weighted by workers that cannot run "
+                     "the task). See docs/repro/federated.md."
+                   : ""));
   for (size_t w = 0; w < workloads.size(); ++w) {
     const std::string& name = workloads[w].name;
     const std::string figure = name.rfind("syn", 0) == 0 ? "Figure 6: "
@@ -358,18 +375,20 @@ ReproResult run_repro(const ReproOptions& o) {
         "p99 delay ratio PigeonC / Megha (the paper: Megha's p99 at least 10x lower; short jobs "
         "5.61x lower for Yahoo and 5.3x for Google)";
     t.columns = {"workload", "rand", "min", "short jobs, rand", "short jobs, min"};
-    if (o.reference_cs) {
-      t.columns.push_back("rand, reference CS_i");
-      t.columns.push_back("min, reference CS_i");
+    if (o.reference) {
+      t.columns.push_back("rand (ref)");
+      t.columns.push_back("min (ref)");
     }
     t.row_headers = true;
     for (size_t w = 0; w < workloads.size(); ++w) {
-      std::vector<report::Cell> row = {
-          workloads[w].name, agg[w][2].p99 / agg[w][0].p99, agg[w][3].p99 / agg[w][1].p99,
-          agg[w][2].short_p99 / agg[w][0].short_p99, agg[w][3].short_p99 / agg[w][1].short_p99};
-      if (o.reference_cs) {
-        row.push_back(agg[w][4].p99 / agg[w][0].p99);
-        row.push_back(agg[w][5].p99 / agg[w][1].p99);
+      const auto& a = agg[w];
+      std::vector<report::Cell> row = {workloads[w].name, a[kPigeonRand].p99 / a[kMeghaRand].p99,
+                                       a[kPigeonMin].p99 / a[kMeghaMin].p99,
+                                       a[kPigeonRand].short_p99 / a[kMeghaRand].short_p99,
+                                       a[kPigeonMin].short_p99 / a[kMeghaMin].short_p99};
+      if (o.reference) {
+        row.push_back(a[kRefOffset + kPigeonRand].p99 / a[kRefOffset + kMeghaRand].p99);
+        row.push_back(a[kRefOffset + kPigeonMin].p99 / a[kRefOffset + kMeghaMin].p99);
       }
       t.add_row(std::move(row));
     }
@@ -382,16 +401,20 @@ ReproResult run_repro(const ReproOptions& o) {
     bars.title = "Mean utilisation, PigeonC / Megha (both matching approaches averaged)";
     bars.x_label = "workload";
     bars.y.label = "PigeonC / Megha";
-    report::BarSeries paper_cs{"PigeonC", {}, {}, {}},
-        ref_cs{"PigeonC (reference CS_i)", {}, {}, {}};
+    report::BarSeries ours{"PigeonC / Megha", {}, {}, {}};
+    report::BarSeries ref{"PigeonC (ref) / Megha (ref)", {}, {}, {}};
     for (size_t w = 0; w < workloads.size(); ++w) {
+      const auto& a = agg[w];
       bars.groups.push_back(workloads[w].name);
-      const double megha_util = agg[w][0].util + agg[w][1].util;
-      paper_cs.value.push_back((agg[w][2].util + agg[w][3].util) / megha_util);
-      if (o.reference_cs) ref_cs.value.push_back((agg[w][4].util + agg[w][5].util) / megha_util);
+      auto ratio = [&](size_t off) {
+        return (a[off + kPigeonRand].util + a[off + kPigeonMin].util) /
+               (a[off + kMeghaRand].util + a[off + kMeghaMin].util);
+      };
+      ours.value.push_back(ratio(0));
+      if (o.reference) ref.value.push_back(ratio(kRefOffset));
     }
-    bars.series.push_back(paper_cs);
-    if (o.reference_cs) bars.series.push_back(ref_cs);
+    bars.series.push_back(ours);
+    if (o.reference) bars.series.push_back(ref);
     doc.chart(bars,
               "Utilisation = busy workers / workers, averaged over each run from the first "
               "arrival to the last task's end (paper eq. 2); a scheduler that delays tasks "
@@ -406,9 +429,8 @@ ReproResult run_repro(const ReproOptions& o) {
         "Utilisation, " + workloads[w].name + " (seed " + std::to_string(o.seeds[0]) + ", Random)";
     cdf.x.label = "utilisation";
     cdf.x.format = report::Format::kPercent;
-    cdf.series.push_back({"Megha", agg[w][0].util_first});
-    cdf.series.push_back({"PigeonC", agg[w][2].util_first});
-    if (o.reference_cs) cdf.series.push_back({"PigeonC (reference CS_i)", agg[w][4].util_first});
+    for (size_t p : {kMeghaRand, kPigeonRand, kRefOffset + kMeghaRand, kRefOffset + kPigeonRand})
+      if (p < profiles.size()) cdf.series.push_back({profiles[p].label(), agg[w][p].util_first});
     doc.chart(cdf);
   }
 

@@ -1,7 +1,9 @@
 // `orrery repro federated`: the paper's evaluation (§5-6, Figures 6-10) on the shared traces —
 // syn_250/500/1000 and the Yahoo sub-trace on 10,000 workers, the Google sub-trace on 20,000 —
-// for Megha_rand, Megha_min, PigeonC_rand, PigeonC_min (plus, for comparison, PigeonC with the
-// reference simulator's CS_i counting), over several seeds. Independent runs go to a thread
+// for Megha_rand, Megha_min, PigeonC_rand, PigeonC_min over several seeds, plus, for comparison,
+// the same four with the published simulators' behaviour where it departs from the paper's text
+// ("_ref": Megha's rejected tasks wait in the queue instead of being retried at once; PigeonC's
+// CS_i counted as the reference PigeonC simulator does). Independent runs go to a thread
 // pool; each run is deterministic, so the outputs do not depend on the thread count.
 //
 // DIR/runs/<workload>/<profile>/seed<N>/   summary.json, jobs.csv, timeseries.csv (see run.h)
@@ -36,7 +38,7 @@ struct ReproOptions {
   std::vector<uint64_t> seeds = {1, 2, 3};
   unsigned threads = 1;
   bool wall_clock = true;
-  bool reference_cs = true;  // also run PigeonC with the reference simulator's CS_i counting
+  bool reference = true;  // also run the "_ref" profiles
   std::vector<ReproWorkload> workloads;              // empty: paper_workloads(quick)
   std::function<void(const std::string&)> progress;  // one line per finished run
 };

@@ -52,6 +52,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   p.heartbeat = o.heartbeat;
   p.lm_order = o.lm_order;
   p.aligned_heartbeats = o.aligned_heartbeats;
+  p.retry_rejected = o.retry_rejected;
   p.sample_interval = o.sample_interval > 0 ? o.sample_interval : auto_sample_interval(w);
 
   sim::EventLoop loop;
@@ -66,7 +67,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   cluster["replicas"] = c.replicas;
   cluster["network_delay_s"] = sim::to_seconds(p.network_delay);
   cluster["cutoff_s"] = cutoff;
-  cluster["heartbeat_phase"] = o.aligned_heartbeats ? "aligned" : "random";
+  cluster["heartbeat_timing"] = o.aligned_heartbeats ? "aligned" : "random phase, 10% jitter";
   sim::Json messages;
   uint64_t inconsistencies = 0;
   if (c.arch == Arch::kMegha) {
@@ -77,6 +78,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     cluster["gms"] = c.num_gms;
     cluster["lms"] = c.num_lms;
     cluster["lm_order"] = o.lm_order == LmOrder::kFixed ? "fixed" : "rotate";
+    cluster["rejected_tasks"] = o.retry_rejected ? "retried at once" : "wait in queue";
     cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kMeghaHeartbeat);
     inconsistencies = n.inconsistencies;
     messages["verify_requests"] = n.verify_requests;

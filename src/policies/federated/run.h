@@ -32,6 +32,7 @@ struct RunOptions {
   bool wall_clock = true;  // false: "wall_time_s" is written as 0 (byte-comparable outputs)
   LmOrder lm_order = LmOrder::kFixed;  // Megha only: see sim_params.h
   bool aligned_heartbeats = false;     // see sim_params.h
+  bool retry_rejected = true;          // Megha: see sim_params.h
   // PigeonC only: CS_i as the paper defines it, or as the published simulator builds it.
   bool reference_cs = false;
   std::string scenario;  // summary "scenario"; default: the trace file name without .tr

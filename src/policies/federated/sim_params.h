@@ -18,20 +18,27 @@ enum class LmOrder : uint8_t {
 struct SimParams {
   Pick pick = Pick::kRandom;
   LmOrder lm_order = LmOrder::kFixed;
+  // Megha: a GM retries a rejected task at once on its refreshed view (true), or, as the
+  // reference simulator does, puts it back at the head of its queue to wait for a worker that an
+  // update or a completion reports free (false).
+  bool retry_rejected = true;
   uint64_t seed = 1;
   sim::Time network_delay = 500;  // one-way, on every message (0.5 ms)
   sim::Time heartbeat = 0;        // 0: the architecture's default (Megha 5 s, PigeonC 10 s)
-  // Each LM / Master beats with its own phase, drawn uniformly in [0, heartbeat) from the seed
-  // (stream "megha/heartbeat-phase" / "pigeonc/heartbeat-phase"), as independent processes
-  // would; true: every one beats at the first arrival + k * heartbeat. Aligned beats coincide
-  // with whole-second arrivals (the synthetic traces), so a GM that learns of a free worker
-  // always loses it to the jobs arriving at that instant.
+  // Heartbeat timing. By default each LM (Megha) beats with its own phase, drawn uniformly in
+  // [0, heartbeat) from the seed, and each interval is heartbeat * U[0.9, 1.1] (mean: the
+  // period), as independent processes with timer jitter would. true: every LM beats at the first
+  // arrival + k * heartbeat exactly. Strictly periodic beats resonate with periodic workloads:
+  // with 5 GMs taking one job per second in turn, each GM's burst recurs every 5 s, and an LM
+  // whose beat always falls while a GM's burst holds a worker reports it busy to the other GMs
+  // at every beat, so their tasks that need it wait until the trace ends.
   bool aligned_heartbeats = false;
   sim::Time sample_interval = sim::kSecond;  // time-series sampling period
 };
 
 inline constexpr sim::Time kMeghaHeartbeat = 5 * sim::kSecond;
 inline constexpr sim::Time kPigeonHeartbeat = 10 * sim::kSecond;
+inline constexpr double kHeartbeatJitter = 0.1;  // interval = period * U[1 - j, 1 + j]
 
 // Event payload packing: two 32-bit values in one 64-bit event field.
 inline uint64_t pack(uint32_t hi, uint32_t lo) {

@@ -37,6 +37,29 @@ TEST(Megha, TwoGmsRacingForOneWorkerOneWinsTheOtherRetries) {
   EXPECT_EQ(out.summary["messages"]["inconsistencies_external"], 1);
 }
 
+// After a rejection the GM retries at once on its refreshed view (another suitable worker is
+// free there); with the reference simulator's behaviour the task instead waits at the head of the
+// queue until a worker it fits is reported free.
+TEST(Megha, RejectedTaskRetriesAtOnceOrWaitsAsTheReference) {
+  // GM 0's partition: workers A and C with constraint 0; GM 1's: two workers without it.
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"11"}, {"00"}}}), "c.json");
+  Workload w = make_workload(testing::trace("0 1 5 5\n0 1 1 1\n"), testing::no_constraints(1), 1,
+                             c, std::vector<ConstraintOverride>{{0, 0, 1}, {1, 0, 1}});
+  RunOptions o;
+  o.pick = Pick::kMinConstraints;  // both GMs pick A (lowest index): a deterministic race
+  o.aligned_heartbeats = true;
+  RunOutput now = run_federated(w, c, o);
+  EXPECT_EQ(now.inconsistencies, 1u);
+  EXPECT_EQ(now.summary["messages"]["retries_placed"], 1);
+  // verify 0.5 ms, reject 1 ms, verify C 1.5 ms, launch 2 ms, runs 1 s, reported 1.0025 s.
+  EXPECT_EQ(now.jobs[1].finish, 1'002'500);
+  o.retry_rejected = false;
+  RunOutput wait = run_federated(w, c, o);
+  EXPECT_EQ(wait.inconsistencies, 1u);
+  // A frees at 5.0015 (GM 0's 5-s task); GM 1 hears of it at the 10 s beat: reported 11.002 s.
+  EXPECT_EQ(wait.jobs[1].finish, 11'002'000);
+}
+
 TEST(Megha, HeartbeatPeriodBoundsTheLosersWait) {
   Race r;
   RunOptions o;
@@ -108,6 +131,34 @@ TEST(Megha, InternalPartitionsFirst) {
   RunOutput out = run_federated(w, c, o);
   EXPECT_EQ(out.inconsistencies, 0u);
   EXPECT_EQ(out.summary["jobs"]["delay_p99_s"], 0.0015);
+}
+
+// The resonance that strictly periodic heartbeats create with a periodic workload. One LM, two
+// GMs; worker A (GM 0's partition) has constraint 0, worker B (GM 1's) has none. One job per
+// second, alternating GMs: GM 0's jobs need A and take it at every even second (GM 0 learns A is
+// free from its own completions); GM 1's first job has a task needing A. With beats exactly
+// every 2 s from t = 0, every update GM 1 gets says A is free just as GM 0's next job takes it,
+// so GM 1's mapping is rejected every time until GM 0's jobs stop. Jittered beats drift out of
+// step and the task runs within a few beats.
+TEST(Megha, JitteredHeartbeatsBreakResonanceWithPeriodicLoad) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"1"}, {"0"}}}), "c.json");
+  std::string tr;
+  std::vector<ConstraintOverride> need_a;
+  for (int j = 0; j < 40; ++j) {
+    tr += std::to_string(j) + " 1 1 1\n";
+    if (j % 2 == 0 || j == 1) need_a.push_back({static_cast<uint32_t>(j), 0, 1});
+  }
+  Workload w = make_workload(testing::trace(tr), testing::no_constraints(1), 1, c, need_a);
+  auto delay_of_job_1 = [&](bool aligned) {
+    RunOptions o;
+    o.heartbeat = 2 * sim::kSecond;
+    o.aligned_heartbeats = aligned;
+    RunOutput r = run_federated(w, c, o);
+    return r.jobs[1].delay_s();
+  };
+  const double strict = delay_of_job_1(true), jittered = delay_of_job_1(false);
+  EXPECT_GT(strict, 36.0);  // waits for GM 0's last job (t = 38) to finish
+  EXPECT_LT(jittered, strict / 2);
 }
 
 // LmOrder::kRotate: consecutive searches start at consecutive LMs, so light load spreads over

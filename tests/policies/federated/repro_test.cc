@@ -31,12 +31,12 @@ TEST(Repro, OutputsAreCompleteAndIndependentOfThreads) {
   fs::remove_all(base);
   const ReproResult one = run_repro(tiny((base / "one").string(), 1));
   const ReproResult two = run_repro(tiny((base / "two").string(), 2));
-  EXPECT_EQ(one.runs, 2u * 6 * 2);  // workloads x profiles x seeds
+  EXPECT_EQ(one.runs, 2u * 8 * 2);  // workloads x profiles x seeds
   for (const char* f : {"results.csv", "summary.json", "report.html"})
     EXPECT_EQ(read_text_file((base / "one" / f).string()),
               read_text_file((base / "two" / f).string()))
         << f;
-  EXPECT_TRUE(fs::exists(base / "one/runs/yahoo/pigeonc_min_refcs/seed2/summary.json"));
+  EXPECT_TRUE(fs::exists(base / "one/runs/yahoo/megha_min_ref/seed2/summary.json"));
   const sim::Json s = sim::Json::parse(read_text_file((base / "one/summary.json").string()));
   EXPECT_EQ(s["workloads"]["syn_250"]["jobs"], 12);
   EXPECT_EQ(s["workloads"]["syn_250"]["profiles"]["megha_rand"]["paper_delay_p50_s"], 0.0015);
