@@ -2,6 +2,8 @@
 //
 //   orrery sim SCENARIO.yaml [--profile NAME] [--seed N] --out DIR
 //   orrery sim --trace FILE.tr --workers N [--profile NAME] [--seed N] --out DIR
+//   orrery sim --trace FILE.tr --cluster-config FILE_C.json --arch megha|pigeonc
+//              [--match random|minc] [--seed N] --out DIR    (Megha/PigeonC, cmd_federated.cc)
 //   orrery compare SCENARIO.yaml --profiles a,b,c --out DIR      (DIR/<profile>/ + DIR/report.html)
 //   orrery demo --out DIR                                         (the bundled scenario)
 #include <algorithm>
@@ -205,6 +207,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
     int workers = 0;
     bool list = false;
     RunFlags flags;
+    FederatedSimFlags federated;
   };
   auto so = std::make_shared<SimOptions>();
   CLI::App* sim_app = root.add_subcommand("sim", "Simulate a scenario or replay a trace");
@@ -216,6 +219,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->add_option("--out,-o", so->out, "Output directory");
   sim_app->add_flag("--list-profiles", so->list, "List the scheduling policies and exit");
   add_run_flags(sim_app, &so->flags);
+  add_federated_sim_options(sim_app, &so->federated);
   sim_app->footer(
       "Writes DIR/summary.json (last), jobs.csv, pods.csv, timeseries.csv and edge_ratio.csv "
       "(when the cluster has edge nodes). See docs/simulator.md.");
@@ -224,6 +228,17 @@ void register_sim(CLI::App& root, CommandTable& table) {
                      if (so->list) {
                        std::printf("%s", policy_list(reg).c_str());
                        return 0;
+                     }
+                     if (federated_sim_requested(so->federated)) {
+                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty()) {
+                         throw InputError(
+                             "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
+                             "configuration sets the workers): drop the scenario, --workers and "
+                             "--profile");
+                       }
+                       if (!so->out.empty()) clear_old_summary(so->out);
+                       return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
+                                                so->flags.no_wall_clock, so->flags.quiet);
                      }
                      if (so->scenario.empty() == so->trace.empty()) {
                        throw InputError("give a scenario file or --trace FILE (one of them)");

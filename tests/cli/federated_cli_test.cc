@@ -1,0 +1,116 @@
+// `orrery sim --arch megha|pigeonc` and `orrery repro federated` run as a user would: exit codes,
+// named errors with no summary written, byte-identical outputs for equal seeds.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/k8s_objects.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(ORRERY_BIN) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+const std::string kData = std::string(ORRERY_SHARED_DIR) + "/traces/megha/";
+
+fs::path tmp_dir() {
+  fs::path d = fs::temp_directory_path() / ("orrery-federated-cli-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// The first three jobs of syn_250 (750 one-second tasks) on the 9-worker configurations.
+std::string small_trace(const fs::path& dir) {
+  std::ifstream in(kData + "syn_250.0.tr");
+  std::ofstream out(dir / "small.tr");
+  std::string line;
+  for (int i = 0; i < 3 && std::getline(in, line); ++i) out << line << "\n";
+  return (dir / "small.tr").string();
+}
+
+TEST(FederatedCli, SimRunsBothArchitecturesDeterministically) {
+  const fs::path d = tmp_dir();
+  const std::string trace = small_trace(d);
+  for (const char* arch : {"megha", "pigeonc"}) {
+    const std::string cfg = kData + (std::string(arch) == "megha" ? "megha_config_G1L1S9_C.json"
+                                                                  : "pigeon_config_D1M1S9_C.json");
+    const std::string base = "sim --trace " + trace + " --cluster-config " + cfg + " --arch " +
+                             arch + " --match minc --seed 4 --no-wall-clock --out ";
+    Result a = run(base + (d / arch / "a").string());
+    ASSERT_EQ(a.code, 0) << a.output;
+    EXPECT_NE(a.output.find(std::string(arch) + "_min on small"), std::string::npos) << a.output;
+    Result b = run(base + (d / arch / "b").string());
+    ASSERT_EQ(b.code, 0) << b.output;
+    for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) {
+      EXPECT_EQ(orrery::read_text_file((d / arch / "a" / f).string()),
+                orrery::read_text_file((d / arch / "b" / f).string()))
+          << arch << " " << f;
+    }
+  }
+  fs::remove_all(d);
+}
+
+TEST(FederatedCli, BadInputIsExitOneWithNoSummary) {
+  const fs::path d = tmp_dir();
+  const std::string trace = small_trace(d);
+  const std::string out = (d / "bad").string();
+  Result r = run("sim --trace " + trace + " --cluster-config " + kData +
+                 "pigeon_config_D1M1S9_C.json --arch megha --out " + out);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("this is a PigeonC configuration but --arch megha"), std::string::npos)
+      << r.output;
+  {
+    std::ofstream bad(d / "bad_C.json");
+    bad << R"({"LMs": {"1": {"partitions": {"1": ["0b101", "0b01"]}}}})";
+  }
+  r = run("sim --trace " + trace + " --cluster-config " + (d / "bad_C.json").string() +
+          " --task-model " + kData + "task_constraint_model.json --arch megha --out " + out);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("bad_C.json:1: LMs.1.partitions.1[1]: bit string has 2 bits, "
+                          "expected 3"),
+            std::string::npos)
+      << r.output;
+  r = run("sim --trace " + trace + " --cluster-config " + kData +
+          "megha_config_G1L1S9_C.json --arch megha --workers 10 --out " + out);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(fs::exists(out + "/summary.json"));
+  fs::remove_all(d);
+}
+
+TEST(FederatedCli, QuickReproWritesTheReport) {
+  const fs::path d = tmp_dir();
+  Result r = run("repro federated --quick --workloads syn_250 --no-reference -q --data " + kData +
+                 " --out " + (d / "repro").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(d / "repro/report.html"));
+  EXPECT_TRUE(fs::exists(d / "repro/runs/syn_250/pigeonc_min/seed1/jobs.csv"));
+  r = run("repro federated --workloads nope --out " + (d / "x").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("unknown workload \"nope\""), std::string::npos) << r.output;
+  fs::remove_all(d);
+}
+
+}  // namespace
