@@ -180,6 +180,24 @@ PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::
     return Check::kIncompatible;
   };
 
+  // The replacement of the pod being deleted may show up before the deletion is confirmed.
+  auto owner_pod_added = [&](const Step& w) {
+    if (e.kind != EventKind::kPodAdded || !st.pod_alive(e.pod) || st.pod_node(e.pod) != kNoNode)
+      return false;
+    const Pod& p = st.pod(e.pod);
+    return p.ns == w.ns && p.owner.kind == w.owner.kind && p.owner.name == w.owner.name;
+  };
+  if (s.kind == StepKind::kDelete && r.cur + 1 < steps.size() &&
+      steps[r.cur + 1].kind == StepKind::kWaitForCreate) {
+    const Step& w = steps[r.cur + 1];
+    PodRef& slot = r.slots[static_cast<size_t>(w.slot)];
+    if (slot.serial == 0 && owner_pod_added(w)) {
+      slot = {e.pod, e.pod_serial, -1};
+      r.remember(st, e.pod);
+      return Check::kClaimed;
+    }
+  }
+
   switch (s.kind) {
     case StepKind::kBind:
       if (about_target) {
@@ -202,13 +220,10 @@ PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::
       }
       break;
     case StepKind::kWaitForCreate:
-      if (e.kind == EventKind::kPodAdded && st.pod_alive(e.pod) && st.pod_node(e.pod) == kNoNode) {
-        const Pod& p = st.pod(e.pod);
-        if (p.ns == s.ns && p.owner.kind == s.owner.kind && p.owner.name == s.owner.name) {
-          r.slots[static_cast<size_t>(s.slot)] = {e.pod, e.pod_serial, -1};
-          r.remember(st, e.pod);
-          return Check::kVerified;
-        }
+      if (r.slots[static_cast<size_t>(s.slot)].serial == 0 && owner_pod_added(s)) {
+        r.slots[static_cast<size_t>(s.slot)] = {e.pod, e.pod_serial, -1};
+        r.remember(st, e.pod);
+        return Check::kVerified;
       }
       break;
     case StepKind::kWaitForRunning:
@@ -249,6 +264,9 @@ bool PlanExecutor::handle(const ClusterEvent& e) {
       r.started = false;
       work_.push_back({r.id, false, ""});
       if (e.kind == EventKind::kPodAdded) break;  // a new pod belongs to one plan only
+    } else if (c == Check::kClaimed) {
+      consumed = true;
+      break;  // a new pod belongs to one plan only
     } else if (c == Check::kIncompatible) {
       r.cancelling = true;
       work_.push_back({r.id, true, std::move(why)});
@@ -307,8 +325,19 @@ bool PlanExecutor::start_step(Running& r, std::string* why) {
         return false;
       }
       return true;
-    case StepKind::kWaitForCreate:
+    case StepKind::kWaitForCreate: {
+      // Claimed ahead of time while the preceding delete was being verified?
+      const PodRef& slot = r.slots[static_cast<size_t>(s.slot)];
+      if (slot.serial != 0) {
+        if (resolve(r, slot) == kNoPod) {
+          *why = fmt::format("cannot {}: the new pod {} is gone", describe(r, s),
+                             describe_pod(r, slot));
+          return false;
+        }
+        return advance();
+      }
       return true;
+    }
     case StepKind::kWaitForRunning: {
       const PodId id = resolve(r, s.pod);
       if (id == kNoPod) {

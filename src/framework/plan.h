@@ -18,6 +18,10 @@
 // | remove(p)        | backend.delete_pod              | PodDeleted for p                     |
 // | create(pod)      | backend.create_pod              | PodAdded for a pod with that ns/name |
 // | wait_for_create  | none (a controller creates it)  | PodAdded, pending, of that owner     |
+//
+// A controller may create the replacement of a deleted pod before the deletion is confirmed (a
+// ReplicaSet replaces a pod as soon as it starts terminating), so a wait_for_create right after a
+// delete also claims a matching new pod that arrives while the delete is still being verified.
 // | wait_for_running | none                            | PodRunning for p (or p already runs) |
 #pragma once
 
@@ -153,7 +157,8 @@ class PlanExecutor : public EventListener {
 
  private:
   struct Running;
-  enum class Check : uint8_t { kIrrelevant, kVerified, kIncompatible };
+  // kClaimed: the event filled a later step's slot ahead of time (see check()).
+  enum class Check : uint8_t { kIrrelevant, kVerified, kClaimed, kIncompatible };
 
   Running* find(uint64_t id);
   PodId resolve(const Running& r, const PodRef& ref) const;

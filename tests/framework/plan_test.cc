@@ -270,6 +270,33 @@ TEST(Plan, WaitForCreateClaimsTheControllersNewPod) {
   EXPECT_EQ(ex.completed(), 1u);
 }
 
+// A ReplicaSet replaces a pod as soon as it starts terminating, so the replacement's PodAdded can
+// come before the deleted pod's PodDeleted: the plan still claims it.
+TEST(Plan, WaitForCreateClaimsAReplacementThatArrivesBeforeTheDeletion) {
+  Cluster c;
+  const PodId old = c.s.add_pod(pod("web-1", 1000, "web"));
+  c.s.assign(old, c.e1);
+  QueuedBackend backend(std::move(c.s));
+  PlanExecutor ex(backend);
+  backend.add_listener(&ex);
+  Resources req;
+  req[kCpu] = 1000;
+  Plan p("delete-first migration");
+  p.remove(PodRef::of(backend.state(), old), "migrate");
+  const PodRef repl = p.wait_for_create("default", {OwnerKind::kReplicaSet, "web"}, req);
+  p.bind(repl, c.e2);
+  ex.submit(std::move(p));
+  const PodId mine = backend.state().add_pod(pod("web-2", 1000, "web"));
+  EXPECT_TRUE(
+      ex.handle({EventKind::kPodAdded, 0, kNoNode, mine, backend.state().pod_serial(mine)}));
+  EXPECT_TRUE(ex.involves(backend.state().pod_serial(mine)));
+  EXPECT_EQ(backend.binds, 0);  // still waiting for the deletion
+  backend.deliver();            // PodDeleted → the claimed pod is bound at once
+  backend.deliver();
+  EXPECT_EQ(backend.state().pod_node(mine), c.e2);
+  EXPECT_EQ(ex.completed(), 1u);
+}
+
 TEST(Plan, StepTimeoutCancels) {
   Cluster c;
   QueuedBackend backend(std::move(c.s));

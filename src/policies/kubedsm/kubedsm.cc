@@ -80,9 +80,18 @@ void KubeDsm::on_event(const fw::ClusterEvent& e) {
         enqueue(e.pod);
       break;
     case fw::EventKind::kPodDeleted:
-      batch_.erase(std::remove_if(batch_.begin(), batch_.end(),
-                                  [&](const auto& b) { return b.second == e.pod_serial; }),
-                   batch_.end());
+    case fw::EventKind::kPodFinished:
+    case fw::EventKind::kNodeAdded:
+    case fw::EventKind::kNodeUpdated:
+      if (e.kind == fw::EventKind::kPodDeleted) {
+        auto gone = [&](const auto& b) { return b.second == e.pod_serial; };
+        batch_.erase(std::remove_if(batch_.begin(), batch_.end(), gone), batch_.end());
+        parked_.erase(std::remove_if(parked_.begin(), parked_.end(), gone), parked_.end());
+      }
+      // Room may have freed up: parked pods get another try.
+      for (const auto& [id, serial] : parked_)
+        if (s.pod_alive(id) && s.pod_serial(id) == serial && s.pod_node(id) == kNoNode) enqueue(id);
+      parked_.clear();
       break;
     default:
       break;
@@ -184,9 +193,13 @@ void KubeDsm::schedule_batch() {
   stats_.immediate_wall_ns.push_back(wall_now_ns() - t0);
   stats_.immediate_pods.push_back(static_cast<int>(p.edge.size() + p.cloud.size()));
   ++stats_.batches;
-  stats_.binds_edge += p.edge.size();
-  stats_.binds_cloud += p.cloud.size();
-  submit(build_plans(v, s, p, plan_opts_));
+  BuiltPlans built = build_plans(v, s, p, plan_opts_);
+  stats_.binds_edge += static_cast<uint64_t>(built.edge_binds);
+  stats_.binds_cloud += static_cast<uint64_t>(built.cloud_binds);
+  stats_.parked += built.parked.size();
+  for (uint32_t pod : built.parked)
+    parked_.emplace_back(v.pod_ids[pod], s.pod_serial(v.pod_ids[pod]));
+  submit(std::move(built));
 }
 
 void KubeDsm::suggest_now() {
@@ -206,6 +219,7 @@ void KubeDsm::suggest_now() {
 
 void KubeDsm::resync() {
   executor_.expire(backend_.now_us());
+  parked_.clear();  // every pending pod is queued again below
   const ClusterState& s = backend_.state();
   for (PodId p : s.pods()) {
     if (s.pod_node(p) != kNoNode || !managed(s.pod(p)) || is_terminal(s.pod(p).phase)) continue;

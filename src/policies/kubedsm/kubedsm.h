@@ -38,6 +38,7 @@ struct Stats {
   uint64_t suggestions_skipped = 0;  // a migration plan was still running
   uint64_t binds_edge = 0;           // batch pods planned onto the edge
   uint64_t binds_cloud = 0;          // batch pods planned onto the cloud
+  uint64_t parked = 0;               // times a batch pod found no room anywhere
   uint64_t migrations_planned = 0;
   uint64_t migrations_done = 0;
   uint64_t plans_completed = 0;
@@ -99,6 +100,8 @@ class KubeDsm : public fw::EventListener {
   bool started_ = false;
 
   std::vector<std::pair<PodId, uint64_t>> batch_;  // pending pods (id, serial), arrival order
+  // Batch pods no node had room for: retried when resources free up (a pod goes, a node comes).
+  std::vector<std::pair<PodId, uint64_t>> parked_;
   int64_t batch_due_ = kNever;
   int64_t next_suggest_ = kNever;
   int64_t next_resync_ = kNever;

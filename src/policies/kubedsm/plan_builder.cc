@@ -85,7 +85,11 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
     if (!is_batch(pod)) continue;  // an existing cloud pod suggest() left where it is
     const PodId id = v.pod_ids[pod];
     const NodeId node = o.cloud_node(id);
-    if (node == kNoNode) continue;  // stays pending; retried later
+    if (node == kNoNode) {  // stays pending; retried when room frees up
+      out.parked.push_back(pod);
+      continue;
+    }
+    ++out.cloud_binds;
     fw::Plan plan(
         fmt::format("kubedsm: bind {} to cloud node {}", s.pod(id).key(), node_name(node)));
     plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
@@ -107,6 +111,7 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
     for (const PlannedMove& mv : moves) {
       const PodId id = v.pod_ids[mv.pod];
       const NodeId node = target(mv);
+      ++out.edge_binds;
       fw::Plan plan(
           fmt::format("kubedsm: bind {} to edge node {}", s.pod(id).key(), node_name(node)));
       plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
@@ -134,6 +139,7 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
                            mv.from == kCloud ? "cloud" : m.node_names[mv.from], node_name(node));
     if (!mv.migration) {
       plan.bind(cur, node);
+      ++out.edge_binds;
       continue;
     }
     ++migrations;

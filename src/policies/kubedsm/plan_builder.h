@@ -41,7 +41,10 @@ std::vector<PlannedMove> sequence_moves(const EdgeModel& m, const Placement& p,
 
 struct BuiltPlans {
   std::vector<fw::Plan> plans;
-  std::vector<int> migrations;  // per plan: migration moves in it
+  std::vector<int> migrations;   // per plan: migration moves in it
+  int edge_binds = 0;            // batch pods planned onto edge nodes
+  int cloud_binds = 0;           // batch pods planned onto cloud nodes
+  std::vector<uint32_t> parked;  // batch pods for the cloud that found no cloud node with room
 };
 
 struct PlanOptions {

@@ -1,0 +1,34 @@
+#include "policies/baselines/sim_policies.h"
+
+#include "plugins/register.h"
+#include "sim/scheduler_driver.h"
+
+namespace orrery::baselines {
+
+void register_sim_policies(sim::PolicyRegistry& registry) {
+  struct Entry {
+    const char* name;
+    Sencillo kind;
+    const char* description;
+  };
+  const Entry entries[] = {
+      {"random", Sencillo::kRandom, "Sencillo Random: any feasible node, uniformly"},
+      {"bef", Sencillo::kBiggestEdgeFirst,
+       "Sencillo Biggest Edge node First: the feasible edge node with most free resources"},
+      {"sef", Sencillo::kSmallestEdgeFirst,
+       "Sencillo Smallest Edge node First: the feasible edge node with least free resources"},
+      {"cf", Sencillo::kCloudFirst, "Sencillo Cloud First: a cloud node while one fits"},
+  };
+  for (const Entry& e : entries) {
+    const Sencillo kind = e.kind;
+    registry.add(e.name, e.description,
+                 sim::framework_policy(
+                     [](fw::PluginRegistry& r) {
+                       plugins::register_default_plugins(r);
+                       register_sencillo_plugins(r);
+                     },
+                     [kind]() { return sencillo_config(kind); }));
+  }
+}
+
+}  // namespace orrery::baselines
