@@ -18,6 +18,8 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "policies/baselines/sim_policies.h"
+#include "policies/kubedsm/sim_policy.h"
 #include "report/run_report.h"
 #include "sim/builtin_policies.h"
 #include "sim/demo_scenario.h"
@@ -30,6 +32,8 @@ namespace orrery::cli {
 sim::PolicyRegistry simulation_policies() {
   sim::PolicyRegistry r;
   sim::register_builtin_policies(r);
+  kubedsm::register_sim_policies(r);
+  baselines::register_sim_policies(r);
   return r;
 }
 

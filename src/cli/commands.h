@@ -24,6 +24,7 @@ using CommandTable = std::vector<Command>;
 void register_version(CLI::App& root, CommandTable& table);
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
+void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo

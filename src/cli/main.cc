@@ -26,6 +26,7 @@ const Registration kRegistrations[] = {
     register_schedule,
     register_federated,
     register_sim,
+    register_kubedsm,
 };
 
 int run(int argc, char** argv) {

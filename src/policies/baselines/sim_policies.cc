@@ -1,7 +1,6 @@
 #include "policies/baselines/sim_policies.h"
 
-#include "plugins/register.h"
-#include "sim/scheduler_driver.h"
+#include "sim/builtin_policies.h"
 
 namespace orrery::baselines {
 
@@ -22,12 +21,8 @@ void register_sim_policies(sim::PolicyRegistry& registry) {
   for (const Entry& e : entries) {
     const Sencillo kind = e.kind;
     registry.add(e.name, e.description,
-                 sim::framework_policy(
-                     [](fw::PluginRegistry& r) {
-                       plugins::register_default_plugins(r);
-                       register_sencillo_plugins(r);
-                     },
-                     [kind]() { return sencillo_config(kind); }));
+                 sim::framework_policy([](fw::PluginRegistry& r) { register_sencillo_plugins(r); },
+                                       [kind]() { return sencillo_config(kind); }));
   }
 }
 

@@ -8,11 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "plugins/register.h"
 #include "policies/baselines/sim_policies.h"
 #include "policies/kubedsm/sim_policy.h"
+#include "sim/builtin_policies.h"
 #include "sim/scenario.h"
-#include "sim/scheduler_driver.h"
 #include "sim/simulation.h"
 
 namespace orrery::kubedsm {
@@ -97,13 +96,9 @@ std::string scenario_yaml(const RunSpec& r) {
 
 sim::PolicyRegistry evaluation_policies() {
   sim::PolicyRegistry reg;
+  sim::register_builtin_policies(reg);
   register_sim_policies(reg);
   baselines::register_sim_policies(reg);
-  if (!reg.has("kube-default"))
-    reg.add(
-        "kube-default", "kube-scheduler's default profile",
-        sim::framework_policy([](fw::PluginRegistry& r) { plugins::register_default_plugins(r); },
-                              [] { return fw::default_scheduler_config(); }));
   return reg;
 }
 

@@ -1,0 +1,41 @@
+// `orrery repro kubedsm`: the paper's evaluation figures (§6.3) from simulator sweeps.
+//
+//   Fig. 4   edge ratio vs mean demand 1.1…1.6 (sd 0.4): KubeDSM, K8S, Random, BEF, SEF, CF
+//   Fig. 5   edge ratio vs sd 0.1…0.5 (mean 1.5), same schedulers
+//   Fig. 6/7 per-deployment edge ratio (as bars per deployment at 1.5_0.4)
+//   Fig. 8/9 standard deviation of the edge ratio across deployments, for Figs 4 and 5
+//   Fig. 10  migration variants Original (5/3), MidMig (2/1), NoCloudOffload (0/3),
+//            NoEdgeMig (5/0) and K8S over the Fig. 4 scenarios, with migration counts
+//   Fig. 11  QoS scenarios Original, AllHalf, C>A (0.5/0.1/1/0.1), RespectD: per deployment
+//   extra    suggest's budget: the literal Alg. 2 line 5 ("free") vs orrery's default
+//
+// Every point is run with several seeds; charts show the mean with ± one standard deviation
+// across seeds. Outputs (DIR): kubedsm.html, runs.csv (one row per run), points.csv (one row
+// per figure point), scenarios/*.yaml (the scenario of each point, seed 1, for `orrery sim`),
+// summary.json (written last).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace orrery::kubedsm {
+
+struct ReproOptions {
+  std::string out_dir;
+  bool quick = false;  // fewer points and seeds (CI-sized: a few seconds)
+  int seeds = 0;       // 0: 10, or 3 with quick
+  int threads = 2;
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+struct ReproResult {
+  size_t runs = 0;
+  double wall_s = 0;
+  std::string html;  // the report's path
+};
+
+// Runs the sweeps and writes the outputs; throws InputError if DIR cannot be written.
+ReproResult run_repro(const ReproOptions& options);
+
+}  // namespace orrery::kubedsm

@@ -1,0 +1,97 @@
+// `orrery repro kubedsm` and KubeDSM scenarios through `orrery sim`, run as a user would.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(ORRERY_BIN) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string tmp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("orrery-kubedsm-cli-" + std::to_string(getpid())) / name;
+  std::filesystem::create_directories(dir.parent_path());
+  return dir.string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(KubeDsmCli, QuickReproWritesTheReportDeterministically) {
+  const std::string a = tmp_dir("a"), b = tmp_dir("b");
+  const Result r = run("repro kubedsm --quick --seeds 1 --out " + a);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("kubedsm.html"), std::string::npos) << r.output;
+  for (const char* f :
+       {"kubedsm.html", "runs.csv", "points.csv", "summary.json", "scenarios/1.5_0.4-KubeDSM.yaml"})
+    EXPECT_TRUE(std::filesystem::exists(a + "/" + f)) << f;
+  const auto sum = nlohmann::json::parse(slurp(a + "/summary.json"));
+  EXPECT_GT(sum["runs"].get<int>(), 50);
+  EXPECT_TRUE(sum["claims"].contains("fig4_gain_relative"));
+  EXPECT_TRUE(sum["figures"]["fig4"]["1.5_0.4"].contains("KubeDSM"));
+  const std::string html = slurp(a + "/kubedsm.html");
+  for (const char* s : {"Fig. 4", "Fig. 5", "Figs 8–9", "Fig. 10", "Fig. 11", "<svg"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  // The same command gives the same bytes.
+  ASSERT_EQ(run("repro kubedsm --quick --seeds 1 --threads 1 --out " + b).code, 0);
+  EXPECT_EQ(slurp(a + "/runs.csv"), slurp(b + "/runs.csv"));
+  EXPECT_EQ(slurp(a + "/summary.json"), slurp(b + "/summary.json"));
+  EXPECT_EQ(slurp(a + "/kubedsm.html"), slurp(b + "/kubedsm.html"));
+}
+
+TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {
+  EXPECT_EQ(run("repro kubedsm --seeds 0 --out " + tmp_dir("c")).code, 1);
+  EXPECT_EQ(run("repro kubedsm").code, 1);  // --out is required
+  const Result r = run("repro kubedsm --quick --seeds 1 --out /proc/orrery-cannot-write");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("/proc/orrery-cannot-write"), std::string::npos) << r.output;
+}
+
+TEST(KubeDsmCli, SimRunsTheBundledScenarioAndRejectsBadQosTargets) {
+  const std::string src = std::string(ORRERY_SOURCE_DIR) + "/scenarios/kubedsm/";
+  const Result ok = run("sim " + src + "1.5_0.4-kubedsm.yaml --out " + tmp_dir("sim"));
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("edge ratio"), std::string::npos) << ok.output;
+
+  std::string text = slurp(src + "1.5_0.4-kubedsm.yaml");
+  const std::string from = "mC2E: 5";
+  text.replace(text.find(from), from.size(), "qosTargets: {D: 1.5}, mC2E: 5");
+  const std::string bad = tmp_dir("bad.yaml");
+  std::ofstream(bad) << text;
+  const Result r = run("sim " + bad + " --out " + tmp_dir("bad"));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("bad.yaml:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("qosTargets.D: expected a QoS target in [0, 1], got 1.5"),
+            std::string::npos)
+      << r.output;
+}
+
+}  // namespace
