@@ -106,9 +106,18 @@ std::vector<Point> plan(bool quick) {
     for (const char* budget : {"reclaimable", "free"}) {
       RunSpec r = spec(m, 0.4);
       r.suggest_budget = budget;
-      pts.push_back({"budget", scenario_name(m, 0.4), std::string("KubeDSM, budget ") + budget, r});
+      pts.push_back(
+          {"budget", scenario_name(m, 0.4), std::string("KubeDSM (budget ") + budget + ")", r});
     }
   return pts;
+}
+
+// A CSV field, quoted when it holds a comma or a quote (RFC 4180).
+std::string field(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
 
 std::string qos_text(const std::map<std::string, double>& q) {
@@ -306,7 +315,7 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
 
 ReproResult run_repro(const ReproOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? 3 : 10);
+  const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? 3 : 20);
   const std::vector<Point> pts = plan(o.quick);
   make_dirs(o.out_dir);  // fail before simulating when DIR cannot be made
   make_dirs(o.out_dir + "/scenarios");
@@ -368,8 +377,8 @@ ReproResult run_repro(const ReproOptions& o) {
   for (const Point& p : pts) {
     const Samples& s = samples.at({p.figure, p.group, p.series});
     const report::ErrorBar e = report::mean_spread(s.edge);
-    pcsv += fmt::format("{},{},{},{},{},{},{},{}", p.figure, p.group, p.series, s.edge.size(),
-                        fmt_double(e.mean), fmt_double(e.mean - e.lo),
+    pcsv += fmt::format("{},{},{},{},{},{},{},{}", p.figure, field(p.group), field(p.series),
+                        s.edge.size(), fmt_double(e.mean), fmt_double(e.mean - e.lo),
                         fmt_double(mean_of(s.edge_sd)), fmt_double(mean_of(s.migrations)));
     for (const char* d : kDeployments) {
       auto it = s.deployment.find(d);

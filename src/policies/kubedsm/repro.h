@@ -24,7 +24,7 @@ namespace orrery::kubedsm {
 struct ReproOptions {
   std::string out_dir;
   bool quick = false;  // fewer points and seeds (CI-sized: a few seconds)
-  int seeds = 0;       // 0: 10, or 3 with quick
+  int seeds = 0;       // 0: 20, or 3 with quick
   int threads = 2;
   std::function<void(size_t done, size_t total)> progress;
 };
