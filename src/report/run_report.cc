@@ -133,18 +133,30 @@ void flatten(const Json& j, const std::string& prefix,
   }
 }
 
+// A JSON value as short text: numbers in the key's format, arrays (possibly nested) inline.
+std::string compact_json(const std::string& key, const Json& v) {
+  if (v.is_number()) return format_value(v.get<double>(), format_for_key(key));
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + compact_json(key, v[i]);
+    return s + "]";
+  }
+  return v.dump();
+}
+
 Cell json_cell(const std::string& key, const Json& v) {
   if (v.is_null()) return Cell(kNaN);
   if (v.is_boolean()) return Cell(v.get<bool>() ? "true" : "false");
   if (v.is_number()) return Cell(v.get<double>(), format_for_key(key));
   if (v.is_string()) return Cell(v.get<std::string>());
   if (v.is_array()) {
-    if (v.size() > 16) return Cell("[" + std::to_string(v.size()) + " values]");
-    std::string s;
-    for (const Json& e : v) {
-      if (!s.empty()) s += ", ";
-      s += e.is_number() ? format_value(e.get<double>(), format_for_key(key))
-                         : (e.is_string() ? e.get<std::string>() : e.dump());
+    // Long arrays (e.g. the demand of every cycle) would stretch the table: keep a prefix.
+    constexpr size_t kMaxChars = 60;
+    std::string s = compact_json(key, v);
+    if (s.size() > kMaxChars) {
+      size_t cut = s.rfind(", ", kMaxChars);
+      s = s.substr(0, cut == std::string::npos ? kMaxChars : cut) + ", …";
     }
     return Cell(s);
   }

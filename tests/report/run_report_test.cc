@@ -189,6 +189,20 @@ TEST(RunReport, UserTextIsEscaped) {
   EXPECT_NE(html.find(">a&amp;b<"), std::string::npos);
 }
 
+TEST(RunReport, LongArraysInTheSummaryAreShortened) {
+  // The simulator writes per-cycle demand as a nested array; the table keeps a readable prefix.
+  Scratch dir("arrays");
+  dir.write("run/summary.json",
+            R"({"profile": "p", "demand_cycles": [[1.5, 0.25, 1.125, 0.5, 1.75, 0.625, 1.875,)"
+            R"( 0.375, 1.0625, 0.9375, 1.3125, 0.6875]], "short_list": [1, 2]})");
+  write_run_report({dir.path("run")}, dir.path("r.html"));
+  const std::string html = slurp(dir.path("r.html"));
+  EXPECT_NE(html.find("[[1.5, 0.25, 1.125"), std::string::npos);
+  EXPECT_EQ(html.find("0.6875"), std::string::npos) << "the tail of a long array is cut";
+  EXPECT_NE(html.find("…"), std::string::npos);
+  EXPECT_NE(html.find("[1, 2]"), std::string::npos) << "short arrays are shown whole";
+}
+
 TEST(RunReport, BadInputFailsWithLocationAndWritesNothing) {
   Scratch s("bad");
   const std::string out = s.path("r.html");
