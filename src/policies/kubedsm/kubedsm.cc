@@ -191,9 +191,10 @@ void KubeDsm::schedule_batch() {
   const int64_t t0 = wall_now_ns();
   const Placement p = core_.immediate_schedule(v.model, v.batch);
   stats_.immediate_wall_ns.push_back(wall_now_ns() - t0);
-  stats_.immediate_pods.push_back(static_cast<int>(p.edge.size() + p.cloud.size()));
   ++stats_.batches;
   BuiltPlans built = build_plans(v, s, p, plan_opts_);
+  stats_.immediate_pods.push_back(built.edge_binds + built.cloud_binds);
+  stats_.immediate_parked.push_back(static_cast<int>(built.parked.size()));
   stats_.binds_edge += static_cast<uint64_t>(built.edge_binds);
   stats_.binds_cloud += static_cast<uint64_t>(built.cloud_binds);
   stats_.parked += built.parked.size();

@@ -45,7 +45,8 @@ struct Stats {
   uint64_t plans_cancelled = 0;
   uint64_t fallback_binds = 0;  // pending pods of cancelled plans sent to the cloud
   std::vector<int64_t> immediate_wall_ns;
-  std::vector<int> immediate_pods;  // pods per batch
+  std::vector<int> immediate_pods;    // pods bound per batch
+  std::vector<int> immediate_parked;  // pods per batch that found no room anywhere
   std::vector<int64_t> suggest_wall_ns;
   std::vector<std::string> cancellations;  // the first 20 reasons
 };

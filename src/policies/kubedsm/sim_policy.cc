@@ -58,8 +58,13 @@ class SimKubeDsm : public sim::Component, public sim::EventTarget {
   // PolicyStats: one decision per batch (pods bound) and per suggestion, with its wall time.
   void record(const Stats& before) {
     const Stats& s = k_.stats();
-    for (size_t i = before.immediate_wall_ns.size(); i < s.immediate_wall_ns.size(); ++i)
-      stats_.decision(true, s.immediate_wall_ns[i], s.immediate_pods[i]);
+    for (size_t i = before.immediate_wall_ns.size(); i < s.immediate_wall_ns.size(); ++i) {
+      // One decision per batch: scheduled if it bound pods, failed if every pod found no room
+      // anywhere (those are retried; the "parked" counter has them all).
+      const int bound = s.immediate_pods[i], parked = s.immediate_parked[i];
+      stats_.decision(bound > 0 || parked == 0, s.immediate_wall_ns[i], bound > 0 ? bound : parked);
+      if (parked > 0) stats_.count("parked", parked);
+    }
     for (size_t i = before.suggest_wall_ns.size(); i < s.suggest_wall_ns.size(); ++i)
       stats_.decision(true, s.suggest_wall_ns[i], 0);
     stats_.count("migrations_planned",
