@@ -86,8 +86,41 @@ Resources ClusterState::requested_of(NodeId id) const {
   return r;
 }
 
+namespace {
+std::string group_key(std::string_view ns, OwnerKind kind, std::string_view name) {
+  std::string k;
+  k.reserve(ns.size() + name.size() + 4);
+  k.append(ns).push_back('\x1f');
+  k.push_back(static_cast<char>('0' + static_cast<int>(kind)));
+  k.push_back('\x1f');
+  k.append(name);
+  return k;
+}
+}  // namespace
+
+GroupId ClusterState::find_group(std::string_view ns, OwnerKind kind,
+                                 std::string_view name) const {
+  auto it = group_by_key_.find(group_key(ns, kind, name));
+  return it == group_by_key_.end() ? kNoGroup : it->second;
+}
+
+int32_t ClusterState::group_count(GroupId g, NodeId node) const {
+  for (const auto& [n, c] : group_nodes_[g])
+    if (n == node) return c;
+  return 0;
+}
+
 void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
+  if (const GroupId g = pod_group_[id]; g != kNoGroup) {
+    auto& list = group_nodes_[g];
+    auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == node; });
+    if (it == list.end()) {
+      list.emplace_back(node, 1);
+    } else {
+      ++it->second;
+    }
+  }
   for (int i = 0; i < kMaxResources; ++i) requested_[i][node] += spec.request.q[i];
   nonzero_cpu_[node] += spec.nonzero_request[kCpu];
   nonzero_memory_[node] += spec.nonzero_request[kMemory];
@@ -100,6 +133,14 @@ void ClusterState::uncount(PodId id) {
   if (slot == kNotCounted) return;
   const NodeId node = pod_node_[id];
   const PodSpec& spec = *pods_[id].spec;
+  if (const GroupId g = pod_group_[id]; g != kNoGroup) {
+    auto& list = group_nodes_[g];
+    auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == node; });
+    if (--it->second == 0) {
+      *it = list.back();
+      list.pop_back();
+    }
+  }
   for (int i = 0; i < kMaxResources; ++i) requested_[i][node] -= spec.request.q[i];
   nonzero_cpu_[node] -= spec.nonzero_request[kCpu];
   nonzero_memory_[node] -= spec.nonzero_request[kMemory];
@@ -124,6 +165,13 @@ PodId ClusterState::add_pod(Pod pod) {
     }
     node = *n;
   }
+  GroupId group = kNoGroup;
+  if (pod.owner.kind != OwnerKind::kNone) {
+    auto [it, fresh] = group_by_key_.emplace(group_key(pod.ns, pod.owner.kind, pod.owner.name),
+                                             static_cast<GroupId>(group_nodes_.size()));
+    if (fresh) group_nodes_.emplace_back();
+    group = it->second;
+  }
   PodId id;
   if (!free_pod_ids_.empty()) {
     id = free_pod_ids_.back();
@@ -133,6 +181,7 @@ PodId ClusterState::add_pod(Pod pod) {
     pod_node_[id] = kNoNode;
     pod_slot_on_node_[id] = kNotCounted;
     pod_serial_[id] = next_serial_++;
+    pod_group_[id] = group;
   } else {
     id = static_cast<PodId>(pods_.size());
     pods_.push_back(std::move(pod));
@@ -140,6 +189,7 @@ PodId ClusterState::add_pod(Pod pod) {
     pod_node_.push_back(kNoNode);
     pod_slot_on_node_.push_back(kNotCounted);
     pod_serial_.push_back(next_serial_++);
+    pod_group_.push_back(group);
   }
   pod_by_key_.emplace(std::move(key), id);
   ++pod_count_;
@@ -172,6 +222,7 @@ void ClusterState::remove_pod(PodId id) {
   pods_[id] = Pod{};
   pod_alive_[id] = 0;
   pod_node_[id] = kNoNode;
+  pod_group_[id] = kNoGroup;
   free_pod_ids_.push_back(id);
   --pod_count_;
 }

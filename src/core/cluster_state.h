@@ -22,8 +22,10 @@ namespace orrery {
 
 using NodeId = uint32_t;
 using PodId = uint32_t;
+using GroupId = uint32_t;
 inline constexpr NodeId kNoNode = ~NodeId{0};
 inline constexpr PodId kNoPod = ~PodId{0};
+inline constexpr GroupId kNoGroup = ~GroupId{0};
 
 class ClusterState {
  public:
@@ -61,6 +63,19 @@ class ClusterState {
   Resources free_of(NodeId id) const { return allocatable_of(id) - requested_of(id); }
   // Pods counted on the node (bound or assumed, not terminal).
   const std::vector<PodId>& pods_on(NodeId id) const { return node_pods_[id]; }
+
+  // ---- controller groups ----
+  // Pods with an owner (ReplicaSet, Deployment, Job, ...) form a group per (namespace, owner kind,
+  // owner name): the replicas a controller's selector matches. Their per-node counts are kept
+  // incrementally (PodTopologySpread's default spreading reads them instead of scanning pods).
+  GroupId pod_group(PodId id) const { return pod_group_[id]; }
+  // The group of (ns, kind, name) if any pod ever had it, else kNoGroup.
+  GroupId find_group(std::string_view ns, OwnerKind kind, std::string_view name) const;
+  // (node, number of the group's pods counted there) for every node holding some; unordered.
+  const std::vector<std::pair<NodeId, int32_t>>& group_nodes(GroupId g) const {
+    return group_nodes_[g];
+  }
+  int32_t group_count(GroupId g, NodeId node) const;
 
   // ---- pods ----
   // Adds a pod. A pod whose node_name names a known node is assigned to it (and counted unless it
@@ -107,6 +122,9 @@ class ClusterState {
   std::vector<NodeId> pod_node_;
   std::vector<uint32_t> pod_slot_on_node_;  // index in node_pods_ when counted, else ~0
   std::vector<uint64_t> pod_serial_;
+  std::vector<GroupId> pod_group_;
+  std::unordered_map<std::string, GroupId> group_by_key_;
+  std::vector<std::vector<std::pair<NodeId, int32_t>>> group_nodes_;
   uint64_t next_serial_ = 1;
   std::vector<PodId> free_pod_ids_;
   std::unordered_map<std::string, PodId> pod_by_key_;
