@@ -6,23 +6,33 @@ namespace orrery::fw {
 
 std::string_view to_string(EventKind k) {
   switch (k) {
-    case EventKind::kNodeAdded: return "NodeAdded";
-    case EventKind::kNodeUpdated: return "NodeUpdated";
-    case EventKind::kNodeRemoved: return "NodeRemoved";
-    case EventKind::kPodAdded: return "PodAdded";
-    case EventKind::kPodBound: return "PodBound";
-    case EventKind::kPodBindFailed: return "PodBindFailed";
-    case EventKind::kPodRunning: return "PodRunning";
-    case EventKind::kPodFinished: return "PodFinished";
-    case EventKind::kPodDeleted: return "PodDeleted";
+    case EventKind::kNodeAdded:
+      return "NodeAdded";
+    case EventKind::kNodeUpdated:
+      return "NodeUpdated";
+    case EventKind::kNodeRemoved:
+      return "NodeRemoved";
+    case EventKind::kPodAdded:
+      return "PodAdded";
+    case EventKind::kPodBound:
+      return "PodBound";
+    case EventKind::kPodBindFailed:
+      return "PodBindFailed";
+    case EventKind::kPodRunning:
+      return "PodRunning";
+    case EventKind::kPodFinished:
+      return "PodFinished";
+    case EventKind::kPodDeleted:
+      return "PodDeleted";
   }
   return "";
 }
 
 void SnapshotBackend::emit(const ClusterEvent& e) {
-  // Copy: a listener may add or remove listeners.
-  std::vector<EventListener*> ls = listeners_;
-  for (EventListener* l : ls) l->on_event(e);
+  // No copy of the list (one event per bind): a listener added during delivery gets the next
+  // events only; one removed during delivery is not called again.
+  const size_t n = listeners_.size();
+  for (size_t i = 0; i < n && i < listeners_.size(); ++i) listeners_[i]->on_event(e);
 }
 
 void SnapshotBackend::bind(PodId pod, NodeId node) {
@@ -31,7 +41,8 @@ void SnapshotBackend::bind(PodId pod, NodeId node) {
 
 void SnapshotBackend::delete_pod(PodId pod, const std::string& reason) {
   const NodeId node = state_.pod_node(pod);
-  deletions_.push_back({state_.pod(pod).key(), node == kNoNode ? "" : state_.node(node).name, reason});
+  deletions_.push_back(
+      {state_.pod(pod).key(), node == kNoNode ? "" : state_.node(node).name, reason});
   const uint64_t serial = state_.pod_serial(pod);
   state_.remove_pod(pod);
   emit({EventKind::kPodDeleted, now_us_, node, pod, serial});

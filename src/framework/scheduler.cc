@@ -240,15 +240,22 @@ NodeId Scheduler::select_host(const Profile& prof, const CycleContext&, size_t n
     }
     return feasible_[best];
   }
+  // Uniform among the top-scored nodes, as upstream's reservoir sampling in selectHost, but with
+  // one draw: count the ties, pick one, find it.
+  const int64_t* tot = totals_.data();
+  int64_t top = tot[0];
   uint64_t ties = 1;
   for (size_t i = 1; i < n; ++i) {
-    if (totals_[i] > totals_[best]) {
-      best = i;
+    if (tot[i] > top) {
+      top = tot[i];
       ties = 1;
-    } else if (totals_[i] == totals_[best]) {
-      ++ties;
-      if (rng_.below(ties) == 0) best = i;  // reservoir sampling, as upstream selectHost
+    } else {
+      ties += tot[i] == top;
     }
+  }
+  uint64_t pick = ties > 1 ? rng_.below(ties) : 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (tot[i] == top && pick-- == 0) return feasible_[i];
   }
   return feasible_[best];
 }
@@ -482,26 +489,38 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
       if (score_skipped(wp.plugin)) continue;
       wp.plugin->score(cycle, nodes, plugin_scores_.data());
       wp.plugin->normalize(cycle, nodes, plugin_scores_.data());
+      // Branch-free accumulation through locals; the range [0, 100] is checked once, as an
+      // unsigned maximum (a negative score becomes huge).
+      const int64_t* ps = plugin_scores_.data();
+      int64_t* tot = totals_.data();
+      const int64_t w = wp.weight;
+      uint64_t top = 0;
       for (size_t i = 0; i < n; ++i) {
-        const int64_t s = plugin_scores_[i];
-        if (s < kMinNodeScore || s > kMaxNodeScore) {
-          throw std::logic_error("plugin " + std::string(wp.plugin->name()) + " returned score " +
-                                 std::to_string(s) + " out of [0, 100]");
+        top = std::max(top, static_cast<uint64_t>(ps[i]));
+        tot[i] += ps[i] * w;
+      }
+      if (top > static_cast<uint64_t>(kMaxNodeScore)) {
+        for (size_t i = 0; i < n; ++i) {
+          if (ps[i] < kMinNodeScore || ps[i] > kMaxNodeScore) {
+            throw std::logic_error("plugin " + std::string(wp.plugin->name()) + " returned score " +
+                                   std::to_string(ps[i]) + " out of [0, 100]");
+          }
         }
-        totals_[i] += s * wp.weight;
       }
     }
     chosen = select_host(*prof, cycle, n);
   }
 
+  // In flight before binding: a synchronous backend confirms (kPodBound) inside bind().
+  in_flight_.push_back(qp);
   std::string why;
   if (!bind_cycle(*prof, cycle, chosen, &why)) {
+    forget_in_flight(qp.serial);
     out.message = why;
     queue_.add_unschedulable(qp, backend_.now_us());
     return finish();
   }
   nominations_.erase(qp.serial);
-  in_flight_[qp.serial] = qp;
   out.scheduled = true;
   out.node = chosen;
   return finish();
@@ -591,6 +610,16 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   return out;
 }
 
+void Scheduler::forget_in_flight(uint64_t serial) {
+  for (size_t i = 0; i < in_flight_.size(); ++i) {
+    if (in_flight_[i].serial == serial) {
+      in_flight_[i] = in_flight_.back();
+      in_flight_.pop_back();
+      return;
+    }
+  }
+}
+
 void Scheduler::on_event(const ClusterEvent& e) {
   const ClusterState& st = backend_.state();
   const int64_t now = e.time_us;
@@ -604,21 +633,23 @@ void Scheduler::on_event(const ClusterEvent& e) {
       }
       break;
     case EventKind::kPodBound:
-      in_flight_.erase(e.pod_serial);
+      forget_in_flight(e.pod_serial);
       queue_.remove(e.pod_serial);
       break;
     case EventKind::kPodBindFailed: {
-      auto it = in_flight_.find(e.pod_serial);
-      if (it != in_flight_.end()) {
-        queue_.add_backoff(it->second, now);
-        in_flight_.erase(it);
+      for (const QueuedPod& qp : in_flight_) {
+        if (qp.serial == e.pod_serial) {
+          queue_.add_backoff(qp, now);
+          break;
+        }
       }
+      forget_in_flight(e.pod_serial);
       break;
     }
     case EventKind::kPodDeleted:
       queue_.remove(e.pod_serial);
       nominations_.erase(e.pod_serial);
-      in_flight_.erase(e.pod_serial);
+      forget_in_flight(e.pod_serial);
       queue_.move_all_to_active_or_backoff(now);
       break;
     case EventKind::kPodFinished:

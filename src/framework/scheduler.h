@@ -123,7 +123,9 @@ class Scheduler : public EventListener {
     int32_t priority;
   };
   std::unordered_map<uint64_t, Nomination> nominations_;
-  std::unordered_map<uint64_t, QueuedPod> in_flight_;  // bound, waiting for kPodBound
+  // Bound, waiting for kPodBound (few at a time; a vector reuses its memory).
+  std::vector<QueuedPod> in_flight_;
+  void forget_in_flight(uint64_t serial);
 
   // Reused buffers (no allocation in the steady state).
   std::vector<NodeId> feasible_;

@@ -81,7 +81,8 @@ std::vector<std::unique_ptr<fw::Profile>> build_profiles(const fw::SchedulerConf
   return out;
 }
 
-std::vector<std::unique_ptr<fw::Profile>> default_profiles(bool deterministic) {
+std::vector<std::unique_ptr<fw::Profile>> default_profiles(bool deterministic,
+                                                           int percentage_of_nodes_to_score) {
   static const fw::PluginRegistry registry = [] {
     fw::PluginRegistry r;
     register_default_plugins(r);
@@ -89,6 +90,7 @@ std::vector<std::unique_ptr<fw::Profile>> default_profiles(bool deterministic) {
   }();
   fw::SchedulerConfig config = fw::default_scheduler_config();
   config.profiles[0].deterministic_ties = deterministic;
+  config.percentage_of_nodes_to_score = percentage_of_nodes_to_score;
   return build_profiles(config, registry);
 }
 

@@ -30,7 +30,8 @@ std::vector<std::unique_ptr<fw::Profile>> build_profiles(
     std::vector<std::string>* warnings = nullptr);
 
 // The kube-scheduler default profile ("default-scheduler"); `deterministic` selects the orrery
-// tie-break by node name.
-std::vector<std::unique_ptr<fw::Profile>> default_profiles(bool deterministic = false);
+// tie-break by node name; `percentage_of_nodes_to_score` as in the configuration (0: adaptive).
+std::vector<std::unique_ptr<fw::Profile>> default_profiles(bool deterministic = false,
+                                                           int percentage_of_nodes_to_score = 0);
 
 }  // namespace orrery::plugins

@@ -40,6 +40,9 @@ fw::Status NodeAffinityPlugin::pre_filter(const fw::CycleContext& cycle,
   if (!required && !args_.added.required && cycle.spec.node_selector.empty()) {
     return fw::Status::skip();
   }
+  selector_.clear();
+  for (const auto& [k, v] : cycle.spec.node_selector.items())
+    selector_.emplace_back(&columns_.get(cycle.state, k), v);
   if (!required || required->empty()) return fw::Status::ok();
   // Terms that all pin node names (metadata.name In) narrow the candidates.
   static const StrId kMetadataName = intern("metadata.name");
@@ -75,6 +78,7 @@ fw::Status NodeAffinityPlugin::pre_filter(const fw::CycleContext& cycle,
 size_t NodeAffinityPlugin::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
                                   fw::Rejections& rejections) {
   const auto& added = args_.added.required;
+  const auto& required = cycle.spec.node_affinity.required;
   const std::vector<StrId>& names =
       node_names_.get(cycle.state, [](const Node& node) { return intern(node.name); });
   size_t kept = 0;
@@ -82,9 +86,12 @@ size_t NodeAffinityPlugin::filter(const fw::CycleContext& cycle, NodeId* nodes, 
     const NodeId id = nodes[i];
     const Node& node = cycle.state.node(id);
     const StrId node_name = names[id];
+    bool selected = true;
+    for (const auto& [column, value] : selector_)
+      selected = selected && column->has[id] && column->value[id] == value;
     if (added && !matches_any(*added, node.labels, node_name)) {
       rejections.add(id, kEnforced, 0, /*unresolvable=*/true);
-    } else if (!matches_required_affinity(cycle.spec, node, node_name)) {
+    } else if (!selected || (required && !matches_any(*required, node.labels, node_name))) {
       rejections.add(id, kPod, 0, /*unresolvable=*/true);
     } else {
       nodes[kept++] = id;
@@ -104,8 +111,15 @@ fw::Status NodeAffinityPlugin::pre_score(const fw::CycleContext& cycle, std::spa
   const std::vector<PreferredSchedulingTerm>* lists[] = {&args_.added.preferred,
                                                          &cycle.spec.node_affinity.preferred};
   for (const auto* list : lists) {
-    for (const PreferredSchedulingTerm& t : *list)
-      if (t.weight != 0 && !empty_term(t.preference)) preferred_.push_back(&t);
+    for (const PreferredSchedulingTerm& t : *list) {
+      if (t.weight == 0 || empty_term(t.preference)) continue;
+      Term term{&t, {}};
+      if (t.preference.match_fields.empty()) {
+        for (const NodeSelectorRequirement& r : t.preference.match_expressions)
+          term.requirements.push_back({&r, &columns_.get(cycle.state, r.key)});
+      }
+      preferred_.push_back(std::move(term));
+    }
   }
   if (cycle.spec.node_affinity.preferred.empty() && args_.added.preferred.empty()) {
     return fw::Status::skip();
@@ -113,17 +127,47 @@ fw::Status NodeAffinityPlugin::pre_score(const fw::CycleContext& cycle, std::spa
   return fw::Status::ok();
 }
 
+namespace {
+
+// A label requirement against a node via its column (Gt/Lt parse the value: the generic path).
+bool column_matches(const NodeSelectorRequirement& r, const LabelColumns::Column& c, NodeId id,
+                    const LabelSet& labels) {
+  auto in_values = [&] {
+    return std::find(r.values.begin(), r.values.end(), c.value[id]) != r.values.end();
+  };
+  switch (r.op) {
+    case SelectorOp::kIn:
+      return c.has[id] && in_values();
+    case SelectorOp::kNotIn:
+      return !c.has[id] || !in_values();
+    case SelectorOp::kExists:
+      return c.has[id];
+    case SelectorOp::kDoesNotExist:
+      return !c.has[id];
+    default:
+      return matches(r, labels);
+  }
+}
+
+}  // namespace
+
 void NodeAffinityPlugin::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                                int64_t* scores) {
   const std::vector<StrId>& names =
       node_names_.get(cycle.state, [](const Node& node) { return intern(node.name); });
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node& node = cycle.state.node(nodes[i]);
+    const NodeId id = nodes[i];
+    const Node& node = cycle.state.node(id);
     int64_t sum = 0;
-    if (!preferred_.empty()) {
-      const StrId node_name = names[nodes[i]];
-      for (const PreferredSchedulingTerm* t : preferred_)
-        if (matches(t->preference, node.labels, node_name)) sum += t->weight;
+    for (const Term& t : preferred_) {
+      bool ok = true;
+      if (t.requirements.empty()) {
+        ok = matches(t.term->preference, node.labels, names[id]);
+      } else {
+        for (const Requirement& r : t.requirements)
+          ok = ok && column_matches(*r.r, *r.column, id, node.labels);
+      }
+      if (ok) sum += t.term->weight;
     }
     scores[i] = sum;
   }

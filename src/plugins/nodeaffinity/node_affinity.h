@@ -16,6 +16,7 @@
 
 #include "framework/plugin.h"
 #include "framework/registry.h"
+#include "plugins/helper/label_columns.h"
 #include "plugins/helper/node_cache.h"
 
 namespace orrery::plugins {
@@ -48,7 +49,19 @@ class NodeAffinityPlugin : public fw::Plugin {
   enum Code : uint16_t { kPod = 0, kEnforced = 1 };
   NodeAffinityArgs args_;
   NodeCache<StrId> node_names_;  // interned node names (matchFields metadata.name)
-  std::vector<const PreferredSchedulingTerm*> preferred_;  // PreScore state
+  LabelColumns columns_;
+  // PreFilter state: the pod's nodeSelector as (column, wanted value) pairs.
+  std::vector<std::pair<const LabelColumns::Column*, StrId>> selector_;
+  // PreScore state: the preferred terms to score, label requirements with their columns.
+  struct Requirement {
+    const NodeSelectorRequirement* r;
+    const LabelColumns::Column* column;
+  };
+  struct Term {
+    const PreferredSchedulingTerm* term;
+    std::vector<Requirement> requirements;  // empty when the term has matchFields (slow path)
+  };
+  std::vector<Term> preferred_;
 };
 
 }  // namespace orrery::plugins

@@ -55,12 +55,7 @@ fw::Status NodeResourcesBalancedAllocation::pre_score(const fw::CycleContext& cy
 void NodeResourcesBalancedAllocation::score(const fw::CycleContext& cycle,
                                             std::span<const NodeId> nodes, int64_t* scores) {
   table_.bind(cycle.state, pod_req_);
-  const size_t k = table_.size();
-  int64_t requested[kMaxResources], allocatable[kMaxResources];
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    table_.node_values(nodes[i], requested, allocatable);
-    scores[i] = balanced_allocation_score({requested, k}, {allocatable, k});
-  }
+  table_.balanced(nodes, scores);
 }
 
 }  // namespace orrery::plugins

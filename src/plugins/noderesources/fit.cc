@@ -141,11 +141,17 @@ size_t NodeResourcesFit::filter(const fw::CycleContext& cycle, NodeId* nodes, si
   const ClusterState& st = cycle.state;
   const int64_t* pods_alloc = st.allocatable(kPods);
   const int64_t* pods_used = st.requested(kPods);
+  // Locals, not members: the node array writes below could alias members.
+  const size_t checks = num_checks_;
   const int64_t* alloc[kMaxResources];
   const int64_t* used[kMaxResources];
-  for (size_t k = 0; k < num_checks_; ++k) {
+  int64_t req[kMaxResources];
+  uint32_t bit[kMaxResources];
+  for (size_t k = 0; k < checks; ++k) {
     alloc[k] = st.allocatable(check_ids_[k]);
     used[k] = st.requested(check_ids_[k]);
+    req[k] = check_req_[k];
+    bit[k] = 1u << check_ids_[k];
   }
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -153,10 +159,10 @@ size_t NodeResourcesFit::filter(const fw::CycleContext& cycle, NodeId* nodes, si
     uint32_t insufficient = 0;
     bool unresolvable = false;
     if (pods_used[id] + 1 > pods_alloc[id]) insufficient |= 1u << kPods;
-    for (size_t k = 0; k < num_checks_; ++k) {
-      if (check_req_[k] > alloc[k][id] - used[k][id]) {
-        insufficient |= 1u << check_ids_[k];
-        if (check_req_[k] > alloc[k][id]) unresolvable = true;
+    for (size_t k = 0; k < checks; ++k) {
+      if (req[k] > alloc[k][id] - used[k][id]) {
+        insufficient |= bit[k];
+        unresolvable = unresolvable || req[k] > alloc[k][id];
       }
     }
     if (insufficient) {
@@ -186,22 +192,22 @@ fw::Status NodeResourcesFit::pre_score(const fw::CycleContext& cycle, std::span<
 void NodeResourcesFit::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                              int64_t* scores) {
   table_.bind(cycle.state, pod_req_);
-  const size_t k = table_.size();
-  int64_t requested[kMaxResources], allocatable[kMaxResources];
-  std::span<const int64_t> req(requested, k), alloc(allocatable, k);
-  std::span<const ResourceSpec> res(table_.resources());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    table_.node_values(nodes[i], requested, allocatable);
-    switch (args_.strategy) {
-      case ScoringStrategy::kLeastAllocated:
-        scores[i] = least_allocated_score(req, alloc, res);
-        break;
-      case ScoringStrategy::kMostAllocated:
-        scores[i] = most_allocated_score(req, alloc, res);
-        break;
-      case ScoringStrategy::kRequestedToCapacityRatio:
-        scores[i] = requested_to_capacity_ratio_score(req, alloc, res, args_.shape);
-        break;
+  switch (args_.strategy) {
+    case ScoringStrategy::kLeastAllocated:
+      table_.least_allocated(nodes, scores);
+      break;
+    case ScoringStrategy::kMostAllocated:
+      table_.most_allocated(nodes, scores);
+      break;
+    case ScoringStrategy::kRequestedToCapacityRatio: {
+      const size_t k = table_.size();
+      int64_t requested[kMaxResources], allocatable[kMaxResources];
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        table_.node_values(nodes[i], requested, allocatable);
+        scores[i] = requested_to_capacity_ratio_score({requested, k}, {allocatable, k},
+                                                      table_.resources(), args_.shape);
+      }
+      break;
     }
   }
 }

@@ -1,6 +1,9 @@
 #include "plugins/noderesources/resource_allocation.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "plugins/helper/fast_div.h"
 
 namespace orrery::plugins {
 
@@ -96,30 +99,175 @@ int64_t balanced_allocation_score(std::span<const int64_t> requested,
 ResourceTable::ResourceTable(std::vector<ResourceSpec> resources, bool use_requested)
     : resources_(std::move(resources)),
       use_requested_(use_requested),
-      alloc_(resources_.size()),
-      used_(resources_.size()),
-      pod_req_(resources_.size()),
-      use_(resources_.size()) {}
+      inv_cache_(resources_.size()) {}
 
 void ResourceTable::pod_requests(const PodSpec& spec, int64_t* out) const {
   for (size_t k = 0; k < resources_.size(); ++k) {
     const ResourceId r = resources_[k].id;
-    out[k] = use_requested_ ? spec.request[r] : spec.nonzero_request[r];
+    // Every pod takes a pod slot, but "pods" is not a scoring resource upstream.
+    out[k] = r == kPods ? 0 : use_requested_ ? spec.request[r] : spec.nonzero_request[r];
   }
-  // Every pod takes a pod slot, but "pods" is not a scoring resource upstream.
-  for (size_t k = 0; k < resources_.size(); ++k)
-    if (resources_[k].id == kPods) out[k] = 0;
 }
 
 void ResourceTable::bind(const ClusterState& state, const int64_t* pod_requests) {
+  active_ = 0;
+  full_weight_ = 0;
   for (size_t k = 0; k < resources_.size(); ++k) {
     const ResourceId r = resources_[k].id;
-    pod_req_[k] = pod_requests[k];
-    alloc_[k] = state.allocatable(r);
-    // Only cpu and memory have non-zero figures; ephemeral storage and scalars use requests.
-    used_[k] = use_requested_ ? state.requested(r) : state.nonzero_requested(r);
     const bool scalar = r != kCpu && r != kMemory && r != kEphemeralStorage;
-    use_[k] = r != kPods && !(scalar && pod_requests[k] == 0);
+    if (r == kPods || (scalar && pod_requests[k] == 0)) continue;
+    const size_t a = active_++;
+    index_[a] = k;
+    alloc_[a] = state.allocatable(r);
+    // Only cpu and memory have non-zero figures; ephemeral storage and scalars use requests.
+    used_[a] = use_requested_ ? state.requested(r) : state.nonzero_requested(r);
+    inv_[a] =
+        inv_cache_[k]
+            .get(state,
+                 [r](const Node& n) {
+                   return n.allocatable[r] > 0 ? 1.0 / static_cast<double>(n.allocatable[r]) : 0.0;
+                 })
+            .data();
+    pod_req_[a] = pod_requests[k];
+    weight_[a] = resources_[k].weight;
+    full_weight_ += weight_[a];
+  }
+  inv_full_weight_ = full_weight_ > 0 ? 1.0 / static_cast<double>(full_weight_) : 0;
+}
+
+void ResourceTable::node_values(NodeId id, int64_t* requested, int64_t* allocatable) const {
+  for (size_t k = 0; k < resources_.size(); ++k) requested[k] = allocatable[k] = 0;
+  for (size_t a = 0; a < active_; ++a) {
+    const int64_t cap = alloc_[a][id];
+    allocatable[index_[a]] = cap;
+    requested[index_[a]] = cap == 0 ? 0 : used_[a][id] + pod_req_[a];
+  }
+}
+
+int64_t ResourceTable::weighted_mean(int64_t node_score, int64_t weight_sum) const {
+  if (weight_sum == 0) return 0;
+  if (weight_sum == full_weight_) return div_floor(node_score, full_weight_, inv_full_weight_);
+  return node_score / weight_sum;
+}
+
+// The batch loops copy the bound arrays into locals first: stores through `scores` could alias
+// the members, which would make the compiler reload them for every node.
+
+void ResourceTable::least_allocated(std::span<const NodeId> nodes, int64_t* scores) const {
+  const size_t active = active_;
+  const int64_t* alloc[kMaxResources];
+  const int64_t* used[kMaxResources];
+  const double* inv[kMaxResources];
+  int64_t req0[kMaxResources], weight[kMaxResources];
+  for (size_t a = 0; a < active; ++a) {
+    alloc[a] = alloc_[a];
+    used[a] = used_[a];
+    inv[a] = inv_[a];
+    req0[a] = pod_req_[a];
+    weight[a] = weight_[a];
+  }
+  const int64_t full = full_weight_;
+  const double inv_full = inv_full_weight_;
+  auto resource_score = [&](size_t a, NodeId id) {
+    const int64_t cap = alloc[a][id];
+    const int64_t req = used[a][id] + req0[a];
+    return req > cap ? 0 : div_floor((cap - req) * 100, cap, inv[a][id]);
+  };
+  if (active == 2 && weight[0] == 1 && weight[1] == 1) {
+    // The default (cpu and memory, weight 1); a node without either figure is rare.
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeId id = nodes[i];
+      if (alloc[0][id] == 0 || alloc[1][id] == 0) {
+        int64_t sum = 0, w = 0;
+        for (size_t a = 0; a < 2; ++a) {
+          if (alloc[a][id] == 0) continue;
+          sum += resource_score(a, id);
+          ++w;
+        }
+        scores[i] = w == 0 ? 0 : sum / w;
+        continue;
+      }
+      scores[i] = (resource_score(0, id) + resource_score(1, id)) >> 1;  // both >= 0
+    }
+    return;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeId id = nodes[i];
+    int64_t node_score = 0, weight_sum = 0;
+    for (size_t a = 0; a < active; ++a) {
+      if (alloc[a][id] == 0) continue;
+      node_score += resource_score(a, id) * weight[a];
+      weight_sum += weight[a];
+    }
+    scores[i] = weight_sum == 0      ? 0
+                : weight_sum == full ? div_floor(node_score, full, inv_full)
+                                     : node_score / weight_sum;
+  }
+}
+
+void ResourceTable::most_allocated(std::span<const NodeId> nodes, int64_t* scores) const {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeId id = nodes[i];
+    int64_t node_score = 0, weight_sum = 0;
+    for (size_t a = 0; a < active_; ++a) {
+      const int64_t cap = alloc_[a][id];
+      if (cap == 0) continue;
+      const int64_t req = std::min(used_[a][id] + pod_req_[a], cap);
+      node_score += div_floor(req * 100, cap, inv_[a][id]) * weight_[a];
+      weight_sum += weight_[a];
+    }
+    scores[i] = weighted_mean(node_score, weight_sum);
+  }
+}
+
+void ResourceTable::balanced(std::span<const NodeId> nodes, int64_t* scores) const {
+  const size_t active = active_;
+  const int64_t* alloc[kMaxResources];
+  const int64_t* used[kMaxResources];
+  int64_t req0[kMaxResources];
+  for (size_t a = 0; a < active; ++a) {
+    alloc[a] = alloc_[a];
+    used[a] = used_[a];
+    req0[a] = pod_req_[a];
+  }
+  auto fraction = [&](size_t a, NodeId id) {
+    // A true division, as upstream: a reciprocal could differ in the last bit.
+    const double f = static_cast<double>(used[a][id] + req0[a]) / static_cast<double>(alloc[a][id]);
+    return f > 1 ? 1.0 : f;
+  };
+  if (active == 2) {
+    // The default (cpu and memory): std = |f0 - f1| / 2.
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const NodeId id = nodes[i];
+      double std_dev = 0;
+      if (alloc[0][id] != 0 && alloc[1][id] != 0) {
+        std_dev = std::abs((fraction(0, id) - fraction(1, id)) / 2);
+      }
+      scores[i] = static_cast<int64_t>((1 - std_dev) * 100.0);
+    }
+    return;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeId id = nodes[i];
+    double fractions[kMaxResources];
+    size_t n = 0;
+    double total = 0;
+    for (size_t a = 0; a < active; ++a) {
+      if (alloc[a][id] == 0) continue;
+      const double f = fraction(a, id);
+      total += f;
+      fractions[n++] = f;
+    }
+    double std_dev = 0;
+    if (n == 2) {
+      std_dev = std::abs((fractions[0] - fractions[1]) / 2);
+    } else if (n > 2) {
+      const double mean = total / static_cast<double>(n);
+      double sum = 0;
+      for (size_t k = 0; k < n; ++k) sum = sum + (fractions[k] - mean) * (fractions[k] - mean);
+      std_dev = std::sqrt(sum / static_cast<double>(n));
+    }
+    scores[i] = static_cast<int64_t>((1 - std_dev) * 100.0);
   }
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "plugins/helper/node_cache.h"
 
 namespace orrery::plugins {
 
@@ -53,7 +54,9 @@ int64_t requested_to_capacity_ratio_score(std::span<const int64_t> requested,
 int64_t balanced_allocation_score(std::span<const int64_t> requested,
                                   std::span<const int64_t> allocatable);
 
-// Fills the requested/allocatable figures of every configured resource for a batch of nodes.
+// The configured scoring resources bound to a cluster state: per-resource arrays and per-node
+// reciprocals of allocatable, so the batch score loops below divide without integer divisions.
+// They compute exactly what the span functions above compute from node_values().
 class ResourceTable {
  public:
   ResourceTable(std::vector<ResourceSpec> resources, bool use_requested);
@@ -61,26 +64,31 @@ class ResourceTable {
   size_t size() const { return resources_.size(); }
   // The pod's request per configured resource (calculatePodResourceRequestList).
   void pod_requests(const PodSpec& spec, int64_t* out) const;
-  // Prepares per-resource array pointers for `state` and the pod's requests.
+  // Prepares the per-resource arrays for `state` and the pod's requests.
   void bind(const ClusterState& state, const int64_t* pod_requests);
   // requested[k], allocatable[k] for node `id` (after bind); left-out resources get 0, 0.
-  void node_values(NodeId id, int64_t* requested, int64_t* allocatable) const {
-    for (size_t k = 0; k < resources_.size(); ++k) {
-      if (!use_[k]) {
-        requested[k] = allocatable[k] = 0;
-        continue;
-      }
-      allocatable[k] = alloc_[k][id];
-      requested[k] = allocatable[k] == 0 ? 0 : used_[k][id] + pod_req_[k];
-    }
-  }
+  void node_values(NodeId id, int64_t* requested, int64_t* allocatable) const;
+
+  void least_allocated(std::span<const NodeId> nodes, int64_t* scores) const;
+  void most_allocated(std::span<const NodeId> nodes, int64_t* scores) const;
+  void balanced(std::span<const NodeId> nodes, int64_t* scores) const;
 
  private:
+  int64_t weighted_mean(int64_t node_score, int64_t weight_sum) const;
+
   std::vector<ResourceSpec> resources_;
   bool use_requested_;
-  std::vector<const int64_t*> alloc_, used_;
-  std::vector<int64_t> pod_req_;
-  std::vector<uint8_t> use_;
+  std::vector<NodeCache<double>> inv_cache_;  // 1 / allocatable per resource
+  // Bound state: the resources used for this pod (see calculateResourceAllocatableRequest).
+  size_t active_ = 0;
+  size_t index_[kMaxResources];  // active → configured index
+  const int64_t* alloc_[kMaxResources];
+  const int64_t* used_[kMaxResources];
+  const double* inv_[kMaxResources];
+  int64_t pod_req_[kMaxResources];
+  int64_t weight_[kMaxResources];
+  int64_t full_weight_ = 0;  // Σ active weights, and its reciprocal
+  double inv_full_weight_ = 0;
 };
 
 }  // namespace orrery::plugins

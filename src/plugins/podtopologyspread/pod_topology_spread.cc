@@ -6,6 +6,7 @@
 
 #include "core/k8s_objects.h"
 #include "plugins/helper/args.h"
+#include "plugins/helper/fast_div.h"
 #include "plugins/helper/names.h"
 #include "plugins/helper/node_affinity.h"
 
@@ -87,8 +88,25 @@ std::string_view PodTopologySpread::name() const {
   return names::kPodTopologySpread;
 }
 
+const PodTopologySpread::Domains& PodTopologySpread::domains(const ClusterState& st, StrId key) {
+  Domains& d = domains_[key];
+  if (d.epoch == st.node_epoch() && d.of_node.size() == st.node_slots()) return d;
+  d.of_node.assign(st.node_slots(), 0);
+  d.has.assign(st.node_slots(), 0);
+  std::unordered_map<StrId, uint32_t> index{{kNoStr, 0}};
+  for (NodeId id : st.nodes()) {
+    const auto v = st.node(id).labels.get(key);
+    if (!v) continue;
+    d.has[id] = 1;
+    d.of_node[id] = index.emplace(*v, static_cast<uint32_t>(index.size())).first->second;
+  }
+  d.count = static_cast<uint32_t>(index.size());
+  d.epoch = st.node_epoch();
+  return d;
+}
+
 void PodTopologySpread::compile(const fw::CycleContext& cycle, SpreadWhenUnsatisfiable action,
-                                std::vector<Constraint>* out) const {
+                                std::vector<Constraint>* out) {
   out->clear();
   const PodSpec& spec = cycle.spec;
   const bool own = !spec.topology_spread.empty();
@@ -98,6 +116,7 @@ void PodTopologySpread::compile(const fw::CycleContext& cycle, SpreadWhenUnsatis
     Constraint c;
     c.max_skew = t.max_skew;
     c.key = t.topology_key;
+    c.domains = &domains(cycle.state, t.topology_key);
     c.hostname = t.topology_key == hostname_key();
     c.min_domains = t.min_domains.value_or(1);
     c.honor_affinity = t.node_affinity_policy == InclusionPolicy::kHonor;
@@ -108,21 +127,31 @@ void PodTopologySpread::compile(const fw::CycleContext& cycle, SpreadWhenUnsatis
         if (auto v = spec.labels.get(k)) c.label_values.emplace_back(k, *v);
       c.counts_nothing = t.selector.match_labels.empty() && t.selector.match_expressions.empty() &&
                          c.label_values.empty();
+      c.self_match = !c.counts_nothing && c.labels->matches(spec.labels);
+      for (const auto& [k, v] : c.label_values)
+        c.self_match = c.self_match && spec.labels.get(k) == v;
     } else {
       c.by_owner = true;
+      c.self_match = true;  // the controller's selector matches its own pods
     }
-    c.self_match = !c.counts_nothing && selects(c, cycle, cycle.pod);
     out->push_back(std::move(c));
+  }
+  if (out->empty()) return;
+  names_ = &node_names_.get(cycle.state, [](const Node& node) { return intern(node.name); });
+  if (!own) {
+    group_ = cycle.pod_id != kNoPod
+                 ? cycle.state.pod_group(cycle.pod_id)
+                 : cycle.state.find_group(cycle.pod.ns, cycle.pod.owner.kind, cycle.pod.owner.name);
   }
 }
 
 bool PodTopologySpread::selects(const Constraint& c, const fw::CycleContext& cycle,
-                                const Pod& other) const {
+                                PodId other) const {
   if (c.counts_nothing) return false;
-  if (c.by_owner) {
-    return other.owner.kind == cycle.pod.owner.kind && other.owner.name == cycle.pod.owner.name;
-  }
-  const LabelSet& labels = other.spec->labels;
+  if (c.by_owner) return group_ != kNoGroup && cycle.state.pod_group(other) == group_;
+  const Pod& p = cycle.state.pod(other);
+  if (p.ns != cycle.pod.ns) return false;
+  const LabelSet& labels = p.spec->labels;
   if (!c.labels->matches(labels)) return false;
   for (const auto& [k, v] : c.label_values) {
     auto got = labels.get(k);
@@ -131,57 +160,69 @@ bool PodTopologySpread::selects(const Constraint& c, const fw::CycleContext& cyc
   return true;
 }
 
+void PodTopologySpread::scatter_group(const ClusterState& st) {
+  for (NodeId n : group_touched_) group_count_[n] = 0;
+  group_touched_.clear();
+  if (group_count_.size() < st.node_slots()) group_count_.resize(st.node_slots(), 0);
+  if (group_ == kNoGroup) return;
+  for (const auto& [n, c] : st.group_nodes(group_)) {
+    group_count_[n] = c;
+    group_touched_.push_back(n);
+  }
+}
+
 int64_t PodTopologySpread::count_on_node(const fw::CycleContext& cycle, const Constraint& c,
                                          NodeId node) const {
   if (c.counts_nothing) return 0;
+  if (c.by_owner) return group_count_[node];
   int64_t n = 0;
-  for (PodId p : cycle.state.pods_on(node)) {
-    const Pod& other = cycle.state.pod(p);
-    if (other.ns == cycle.pod.ns && selects(c, cycle, other)) ++n;
-  }
+  for (PodId p : cycle.state.pods_on(node))
+    if (selects(c, cycle, p)) ++n;
   return n;
 }
 
-bool PodTopologySpread::has_all_keys(const Node& node, const std::vector<Constraint>& cs) const {
+bool PodTopologySpread::has_all_keys(NodeId node, const std::vector<Constraint>& cs) const {
   for (const Constraint& c : cs)
-    if (!node.labels.has(c.key)) return false;
+    if (!c.domains->has[node]) return false;
   return true;
 }
 
 bool PodTopologySpread::included(const fw::CycleContext& cycle, const Constraint& c,
                                  NodeId id) const {
-  const Node& node = cycle.state.node(id);
-  if (c.honor_affinity && !matches_required_affinity(cycle.spec, node, (*names_)[id])) {
+  const PodSpec& spec = cycle.spec;
+  if (c.honor_affinity && (!spec.node_selector.empty() || spec.node_affinity.required) &&
+      !matches_required_affinity(spec, cycle.state.node(id), (*names_)[id])) {
     return false;
   }
-  if (c.honor_taints && first_untolerated_hard_taint(node, cycle.spec.tolerations) >= 0) {
+  if (c.honor_taints && first_untolerated_hard_taint(cycle.state.node(id), spec.tolerations) >= 0) {
     return false;
   }
   return true;
-}
-
-void PodTopologySpread::refresh_names(const ClusterState& st) {
-  names_ = &node_names_.get(st, [](const Node& node) { return intern(node.name); });
 }
 
 fw::Status PodTopologySpread::pre_filter(const fw::CycleContext& cycle,
                                          std::optional<std::vector<NodeId>>*) {
   compile(cycle, SpreadWhenUnsatisfiable::kDoNotSchedule, &hard_);
   if (hard_.empty()) return fw::Status::skip();
-  refresh_names(cycle.state);
+  const ClusterState& st = cycle.state;
+  if (hard_[0].by_owner) scatter_group(st);
   const size_t k = hard_.size();
   hard_counts_.resize(k);
   hard_min_.assign(k, 0);
+  hard_num_domains_.assign(k, 0);
   hard_min_dirty_.assign(k, 1);
-  for (auto& m : hard_counts_) m.clear();
-  const ClusterState& st = cycle.state;
+  for (size_t i = 0; i < k; ++i) hard_counts_[i].assign(hard_[i].domains->count, -1);
   for (NodeId id : st.nodes()) {
-    const Node& node = st.node(id);
-    if (!has_all_keys(node, hard_)) continue;
+    if (!has_all_keys(id, hard_)) continue;
     for (size_t i = 0; i < k; ++i) {
       const Constraint& c = hard_[i];
       if (!included(cycle, c, id)) continue;
-      hard_counts_[i][*node.labels.get(c.key)] += count_on_node(cycle, c, id);
+      int64_t& count = hard_counts_[i][c.domains->of_node[id]];
+      if (count < 0) {
+        count = 0;
+        ++hard_num_domains_[i];
+      }
+      count += count_on_node(cycle, c, id);
     }
   }
   return fw::Status::ok();
@@ -191,7 +232,8 @@ void PodTopologySpread::refresh_min(size_t i) {
   if (!hard_min_dirty_[i]) return;
   // With no domain at all the minimum stays "infinite" (upstream's MaxInt32 critical path).
   int64_t m = std::numeric_limits<int32_t>::max();
-  for (const auto& [value, count] : hard_counts_[i]) m = std::min(m, count);
+  for (int64_t count : hard_counts_[i])
+    if (count >= 0) m = std::min(m, count);
   hard_min_[i] = m;
   hard_min_dirty_[i] = 0;
 }
@@ -199,15 +241,13 @@ void PodTopologySpread::refresh_min(size_t i) {
 void PodTopologySpread::update_with_pod(const fw::CycleContext& cycle, PodId other, NodeId node,
                                         int64_t delta) {
   if (hard_.empty()) return;
-  const ClusterState& st = cycle.state;
-  const Pod& p = st.pod(other);
-  if (p.ns != cycle.pod.ns) return;
-  const Node& n = st.node(node);
-  if (!has_all_keys(n, hard_)) return;
+  if (!hard_[0].by_owner && cycle.state.pod(other).ns != cycle.pod.ns) return;
+  if (!has_all_keys(node, hard_)) return;
   for (size_t i = 0; i < hard_.size(); ++i) {
     const Constraint& c = hard_[i];
-    if (!selects(c, cycle, p) || !included(cycle, c, node)) continue;
-    hard_counts_[i][*n.labels.get(c.key)] += delta;
+    if (!selects(c, cycle, other) || !included(cycle, c, node)) continue;
+    int64_t& count = hard_counts_[i][c.domains->of_node[node]];
+    count += delta;
     hard_min_dirty_[i] = 1;
   }
 }
@@ -222,28 +262,22 @@ void PodTopologySpread::pre_filter_add_pod(const fw::CycleContext& cycle, PodId 
   update_with_pod(cycle, other, node, +1);
 }
 
-size_t PodTopologySpread::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
+size_t PodTopologySpread::filter(const fw::CycleContext&, NodeId* nodes, size_t n,
                                  fw::Rejections& rejections) {
   for (size_t i = 0; i < hard_.size(); ++i) refresh_min(i);
-  const ClusterState& st = cycle.state;
   size_t kept = 0;
   for (size_t j = 0; j < n; ++j) {
     const NodeId id = nodes[j];
-    const LabelSet& labels = st.node(id).labels;
     bool ok = true;
     for (size_t i = 0; i < hard_.size() && ok; ++i) {
       const Constraint& c = hard_[i];
-      const auto value = labels.get(c.key);
-      if (!value) {
+      if (!c.domains->has[id]) {
         rejections.add(id, kMissingLabel, 0, /*unresolvable=*/true);
         ok = false;
         break;
       }
-      const auto& counts = hard_counts_[i];
-      const int64_t min_match =
-          static_cast<int64_t>(counts.size()) < c.min_domains ? 0 : hard_min_[i];
-      auto it = counts.find(*value);
-      const int64_t match = it == counts.end() ? 0 : it->second;
+      const int64_t min_match = hard_num_domains_[i] < c.min_domains ? 0 : hard_min_[i];
+      const int64_t match = std::max<int64_t>(hard_counts_[i][c.domains->of_node[id]], 0);
       if (match + (c.self_match ? 1 : 0) - min_match > c.max_skew) {
         rejections.add(id, kSkew, 0, /*unresolvable=*/false);
         ok = false;
@@ -268,75 +302,128 @@ fw::Status PodTopologySpread::pre_score(const fw::CycleContext& cycle,
   if (st.node_count() == 0) return fw::Status::skip();
   compile(cycle, SpreadWhenUnsatisfiable::kScheduleAnyway, &soft_);
   if (soft_.empty()) return fw::Status::skip();
-  refresh_names(cycle.state);
+  const bool by_owner = soft_[0].by_owner;
+  if (by_owner) scatter_group(st);
   // Only pods with their own constraints (or List defaulting) require every topology key, so
   // nodes without a zone label still get hostname spreading from the system defaults.
   const bool require_all = !cycle.spec.topology_spread.empty() || !args_.system_defaulting;
   const size_t k = soft_.size();
   soft_counts_.resize(k);
-  for (auto& m : soft_counts_) m.clear();
   soft_weight_.assign(k, 0);
+  topo_size_.assign(k, 0);
+  for (size_t i = 0; i < k; ++i) {
+    if (!soft_[i].hostname) soft_counts_[i].assign(soft_[i].domains->count, -1);
+  }
   ignored_.assign(nodes.size(), 0);
   size_t num_ignored = 0;
-  std::vector<size_t> topo_size(k, 0);
   for (size_t j = 0; j < nodes.size(); ++j) {
-    const Node& node = st.node(nodes[j]);
-    if (require_all && !has_all_keys(node, soft_)) {
+    if (require_all && !has_all_keys(nodes[j], soft_)) {
       ignored_[j] = 1;
       ++num_ignored;
       continue;
     }
     for (size_t i = 0; i < k; ++i) {
       if (soft_[i].hostname) continue;  // per-node counts are taken in Score
-      const StrId value = node.labels.get(soft_[i].key).value_or(kNoStr);
-      if (soft_counts_[i].emplace(value, 0).second) ++topo_size[i];
+      int64_t& count = soft_counts_[i][soft_[i].domains->of_node[nodes[j]]];
+      if (count < 0) {
+        count = 0;
+        ++topo_size_[i];
+      }
     }
   }
-  for (size_t i = 0; i < k; ++i) {
-    const size_t size = soft_[i].hostname ? nodes.size() - num_ignored : topo_size[i];
-    soft_weight_[i] = std::log(static_cast<double>(size + 2));
-  }
   bool any_zonal = false;
-  for (const Constraint& c : soft_) any_zonal = any_zonal || !c.hostname;
+  for (size_t i = 0; i < k; ++i) {
+    const size_t size = soft_[i].hostname ? nodes.size() - num_ignored : topo_size_[i];
+    soft_weight_[i] = std::log(static_cast<double>(size + 2));
+    any_zonal = any_zonal || !soft_[i].hostname;
+  }
   if (!any_zonal) return fw::Status::ok();
-  for (NodeId id : st.nodes()) {
-    const Node& node = st.node(id);
-    if (require_all && !has_all_keys(node, soft_)) continue;
+  // Matching pods per domain over all nodes (only the group's nodes can hold any for owner
+  // selectors).
+  auto add_node = [&](NodeId id, int64_t owner_count) {
+    if (require_all && !has_all_keys(id, soft_)) return;
     for (size_t i = 0; i < k; ++i) {
       const Constraint& c = soft_[i];
       if (c.hostname || !included(cycle, c, id)) continue;
-      auto it = soft_counts_[i].find(node.labels.get(c.key).value_or(kNoStr));
-      if (it == soft_counts_[i].end()) continue;  // no candidate node has this value
-      it->second += count_on_node(cycle, c, id);
+      int64_t& count = soft_counts_[i][c.domains->of_node[id]];
+      if (count < 0) continue;  // no candidate node has this value
+      count += c.by_owner ? owner_count : count_on_node(cycle, c, id);
     }
+  };
+  if (by_owner) {
+    if (group_ != kNoGroup)
+      for (const auto& [id, cnt] : st.group_nodes(group_)) add_node(id, cnt);
+  } else {
+    for (NodeId id : st.nodes()) add_node(id, 0);
   }
   return fw::Status::ok();
 }
 
 void PodTopologySpread::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                               int64_t* scores) {
-  const ClusterState& st = cycle.state;
+  // Per constraint, the term a node of each domain adds: count·weight + maxSkew - 1 (computed as
+  // upstream computes it per node, so the sums are bit-identical).
+  const size_t k = soft_.size();
+  soft_terms_.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    if (soft_[i].hostname) continue;
+    const auto& counts = soft_counts_[i];
+    soft_terms_[i].resize(counts.size());
+    for (size_t d = 0; d < counts.size(); ++d) {
+      soft_terms_[i][d] = static_cast<double>(std::max<int64_t>(counts[d], 0)) * soft_weight_[i] +
+                          static_cast<double>(soft_[i].max_skew - 1);
+    }
+  }
+  // Flat per-constraint views in locals (the score writes could alias members).
+  struct View {
+    const uint8_t* has;
+    const uint32_t* domain;
+    const double* terms;  // non-hostname
+    double weight, offset;
+    bool hostname, by_owner;
+    const Constraint* c;
+  };
+  View views[16];
+  const size_t kv = std::min<size_t>(k, 16);
+  for (size_t i = 0; i < kv; ++i) {
+    const Constraint& c = soft_[i];
+    views[i] = {c.domains->has.data(),
+                c.domains->of_node.data(),
+                c.hostname ? nullptr : soft_terms_[i].data(),
+                soft_weight_[i],
+                static_cast<double>(c.max_skew - 1),
+                c.hostname,
+                c.by_owner,
+                &c};
+  }
+  const uint8_t* ignored = ignored_.data();
+  const int32_t* group_count = group_count_.data();
   for (size_t j = 0; j < nodes.size(); ++j) {
-    if (ignored_[j]) {
+    if (ignored[j]) {
       scores[j] = 0;
       continue;
     }
-    const LabelSet& labels = st.node(nodes[j]).labels;
+    const NodeId id = nodes[j];
     double s = 0;
-    for (size_t i = 0; i < soft_.size(); ++i) {
-      const Constraint& c = soft_[i];
-      const auto value = labels.get(c.key);
-      if (!value) continue;
-      int64_t cnt = 0;
-      if (c.hostname) {
-        cnt = count_on_node(cycle, c, nodes[j]);
-      } else {
-        auto it = soft_counts_[i].find(*value);
-        if (it != soft_counts_[i].end()) cnt = it->second;
+    for (size_t i = 0; i < k; ++i) {
+      if (i >= kv) {  // more than 16 constraints: the general path
+        const Constraint& c = soft_[i];
+        if (!c.domains->has[id]) continue;
+        s += c.hostname ? static_cast<double>(count_on_node(cycle, c, id)) * soft_weight_[i] +
+                              static_cast<double>(c.max_skew - 1)
+                        : soft_terms_[i][c.domains->of_node[id]];
+        continue;
       }
-      s += static_cast<double>(cnt) * soft_weight_[i] + static_cast<double>(c.max_skew - 1);
+      const View& v = views[i];
+      if (!v.has[id]) continue;
+      if (v.hostname) {
+        const int64_t cnt = v.by_owner ? group_count[id] : count_on_node(cycle, *v.c, id);
+        s += static_cast<double>(cnt) * v.weight + v.offset;
+      } else {
+        s += v.terms[v.domain[id]];
+      }
     }
-    scores[j] = std::llround(s);
+    scores[j] = round_half_up(s);
   }
 }
 
@@ -349,13 +436,20 @@ void PodTopologySpread::normalize(const fw::CycleContext&, std::span<const NodeI
     min_score = std::min(min_score, scores[j]);
     max_score = std::max(max_score, scores[j]);
   }
+  const double inv = max_score == 0 ? 0 : 1.0 / static_cast<double>(max_score);
+  // Raw scores take few distinct values (per domain), often repeated on consecutive nodes.
+  int64_t last_raw = -1, last = 0;
   for (size_t j = 0; j < nodes.size(); ++j) {
     if (ignored_[j]) {
       scores[j] = 0;
     } else if (max_score == 0) {
       scores[j] = fw::kMaxNodeScore;
+    } else if (scores[j] == last_raw) {
+      scores[j] = last;
     } else {
-      scores[j] = fw::kMaxNodeScore * (max_score + min_score - scores[j]) / max_score;
+      last_raw = scores[j];
+      last = div_floor(fw::kMaxNodeScore * (max_score + min_score - last_raw), max_score, inv);
+      scores[j] = last;
     }
   }
 }

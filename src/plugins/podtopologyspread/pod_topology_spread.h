@@ -54,15 +54,25 @@ class PodTopologySpread : public fw::Plugin {
                  int64_t* scores) override;
 
  private:
+  // The topology domains of one label key as dense indices: per node, the index of its value
+  // (0 is the empty value "", which is also what a node without the label has upstream) and
+  // whether the node carries the label. Rebuilt when the nodes change.
+  struct Domains {
+    std::vector<uint32_t> of_node;
+    std::vector<uint8_t> has;
+    uint32_t count = 1;
+    uint64_t epoch = ~uint64_t{0};
+  };
   // A constraint compiled for the pod being scheduled.
   struct Constraint {
     int32_t max_skew = 1;
     StrId key = kNoStr;
+    const Domains* domains = nullptr;
     bool hostname = false;
     int32_t min_domains = 1;
     bool honor_affinity = true;
     bool honor_taints = false;
-    // Selector: the pod's labelSelector (+ matchLabelKeys values), or the pod's owner.
+    // Selector: the pod's labelSelector (+ matchLabelKeys values), or the pod's controller group.
     const LabelSelector* labels = nullptr;
     std::vector<std::pair<StrId, StrId>> label_values;
     bool by_owner = false;
@@ -71,32 +81,43 @@ class PodTopologySpread : public fw::Plugin {
   };
   enum Code : uint16_t { kMissingLabel = 0, kSkew = 1 };
 
+  const Domains& domains(const ClusterState& st, StrId key);
   void compile(const fw::CycleContext& cycle, SpreadWhenUnsatisfiable action,
-               std::vector<Constraint>* out) const;
-  bool selects(const Constraint& c, const fw::CycleContext& cycle, const Pod& other) const;
+               std::vector<Constraint>* out);
+  bool selects(const Constraint& c, const fw::CycleContext& cycle, PodId other) const;
+  // Matching pods on a node (the group counts must have been scattered for owner selectors).
   int64_t count_on_node(const fw::CycleContext& cycle, const Constraint& c, NodeId node) const;
-  bool has_all_keys(const Node& node, const std::vector<Constraint>& cs) const;
+  void scatter_group(const ClusterState& st);
+  bool has_all_keys(NodeId node, const std::vector<Constraint>& cs) const;
   bool included(const fw::CycleContext& cycle, const Constraint& c, NodeId id) const;
   void update_with_pod(const fw::CycleContext& cycle, PodId other, NodeId node, int64_t delta);
   void refresh_min(size_t i);
-  void refresh_names(const ClusterState& st);
 
   PodTopologySpreadArgs args_;
   std::vector<TopologySpreadConstraint> defaults_;
   NodeCache<StrId> node_names_;
   const std::vector<StrId>* names_ = nullptr;  // node_names_ for the current cycle
+  std::unordered_map<StrId, Domains> domains_;
 
-  // PreFilter state, per hard constraint: matching pods per topology value, global minimum.
+  // The incoming pod's controller group and its replicas per node (dense, NodeId-indexed).
+  GroupId group_ = kNoGroup;
+  std::vector<int32_t> group_count_;
+  std::vector<NodeId> group_touched_;
+
+  // PreFilter state, per hard constraint: matching pods per domain (-1: not a domain), minimum.
   std::vector<Constraint> hard_;
-  std::vector<std::unordered_map<StrId, int64_t>> hard_counts_;
+  std::vector<std::vector<int64_t>> hard_counts_;
   std::vector<int64_t> hard_min_;
+  std::vector<int64_t> hard_num_domains_;
   std::vector<uint8_t> hard_min_dirty_;
 
   // PreScore state.
   std::vector<Constraint> soft_;
-  std::vector<std::unordered_map<StrId, int64_t>> soft_counts_;  // non-hostname keys
+  std::vector<std::vector<int64_t>> soft_counts_;  // non-hostname keys, per domain (-1: none)
   std::vector<double> soft_weight_;
-  std::vector<uint8_t> ignored_;  // per scored node position
+  std::vector<size_t> topo_size_;                // candidate domains per constraint
+  std::vector<std::vector<double>> soft_terms_;  // per constraint and domain: a node's term
+  std::vector<uint8_t> ignored_;                 // per scored node position
 };
 
 }  // namespace orrery::plugins

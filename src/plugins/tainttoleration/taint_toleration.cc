@@ -1,5 +1,7 @@
 #include "plugins/tainttoleration/taint_toleration.h"
 
+#include <algorithm>
+
 #include "plugins/helper/names.h"
 #include "plugins/helper/node_affinity.h"
 #include "plugins/helper/normalize.h"
@@ -62,6 +64,7 @@ fw::Status TaintToleration::pre_score(const fw::CycleContext& cycle, std::span<c
 void TaintToleration::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                             int64_t* scores) {
   const std::vector<uint8_t>& f = flags(cycle.state);
+  max_count_ = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     int64_t count = 0;
     if (f[nodes[i]] & kHasPreferTaint) {
@@ -72,11 +75,16 @@ void TaintToleration::score(const fw::CycleContext& cycle, std::span<const NodeI
       }
     }
     scores[i] = count;
+    max_count_ = std::max(max_count_, count);
   }
 }
 
 void TaintToleration::normalize(const fw::CycleContext&, std::span<const NodeId> nodes,
                                 int64_t* scores) {
+  if (max_count_ == 0) {  // the common case: no intolerable PreferNoSchedule taint anywhere
+    std::fill(scores, scores + nodes.size(), fw::kMaxNodeScore);
+    return;
+  }
   default_normalize(fw::kMaxNodeScore, /*reverse=*/true, scores, nodes.size());
 }
 

@@ -30,6 +30,7 @@ class TaintToleration : public fw::Plugin {
   const std::vector<uint8_t>& flags(const ClusterState& st);
   NodeCache<uint8_t> flags_;
   std::vector<Toleration> prefer_tolerations_;  // PreScore state
+  int64_t max_count_ = 0;                       // Score → NormalizeScore
 };
 
 }  // namespace orrery::plugins
