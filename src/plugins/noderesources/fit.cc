@@ -136,42 +136,57 @@ fw::Status NodeResourcesFit::pre_filter(const fw::CycleContext& cycle,
   return fw::Status::ok();
 }
 
-size_t NodeResourcesFit::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
-                                fw::Rejections& rejections) {
-  const ClusterState& st = cycle.state;
+namespace {
+
+// The fit loop for K requested resources (K < 0: any number, given at run time). Most pods
+// request cpu and memory, so K = 2 is unrolled.
+template <int K>
+size_t fit_nodes(const ClusterState& st, const ResourceId* ids, const int64_t* req_in,
+                 size_t checks, NodeId* nodes, size_t n, fw::Rejections& rejections) {
   const int64_t* pods_alloc = st.allocatable(kPods);
   const int64_t* pods_used = st.requested(kPods);
-  // Locals, not members: the node array writes below could alias members.
-  const size_t checks = num_checks_;
+  const size_t count = K >= 0 ? static_cast<size_t>(K) : checks;
   const int64_t* alloc[kMaxResources];
   const int64_t* used[kMaxResources];
   int64_t req[kMaxResources];
   uint32_t bit[kMaxResources];
-  for (size_t k = 0; k < checks; ++k) {
-    alloc[k] = st.allocatable(check_ids_[k]);
-    used[k] = st.requested(check_ids_[k]);
-    req[k] = check_req_[k];
-    bit[k] = 1u << check_ids_[k];
+  for (size_t k = 0; k < count; ++k) {
+    alloc[k] = st.allocatable(ids[k]);
+    used[k] = st.requested(ids[k]);
+    req[k] = req_in[k];
+    bit[k] = 1u << ids[k];
   }
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     const NodeId id = nodes[i];
-    uint32_t insufficient = 0;
-    bool unresolvable = false;
-    if (pods_used[id] + 1 > pods_alloc[id]) insufficient |= 1u << kPods;
-    for (size_t k = 0; k < checks; ++k) {
-      if (req[k] > alloc[k][id] - used[k][id]) {
-        insufficient |= bit[k];
-        unresolvable = unresolvable || req[k] > alloc[k][id];
-      }
-    }
-    if (insufficient) {
-      rejections.add(id, 0, insufficient, unresolvable);
-    } else {
+    uint32_t insufficient = pods_used[id] + 1 > pods_alloc[id] ? 1u << kPods : 0u;
+    for (size_t k = 0; k < count; ++k)
+      if (req[k] > alloc[k][id] - used[k][id]) insufficient |= bit[k];
+    if (insufficient == 0) {
       nodes[kept++] = id;
+      continue;
     }
+    bool unresolvable = false;  // a request above the node's whole allocatable
+    for (size_t k = 0; k < count; ++k) unresolvable = unresolvable || req[k] > alloc[k][id];
+    rejections.add(id, 0, insufficient, unresolvable);
   }
   return kept;
+}
+
+}  // namespace
+
+size_t NodeResourcesFit::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
+                                fw::Rejections& rejections) {
+  switch (num_checks_) {
+    case 0:
+      return fit_nodes<0>(cycle.state, check_ids_, check_req_, 0, nodes, n, rejections);
+    case 1:
+      return fit_nodes<1>(cycle.state, check_ids_, check_req_, 1, nodes, n, rejections);
+    case 2:
+      return fit_nodes<2>(cycle.state, check_ids_, check_req_, 2, nodes, n, rejections);
+    default:
+      return fit_nodes<-1>(cycle.state, check_ids_, check_req_, num_checks_, nodes, n, rejections);
+  }
 }
 
 void NodeResourcesFit::describe(const ClusterState&, const fw::Rejection& r,

@@ -398,12 +398,34 @@ void PodTopologySpread::score(const fw::CycleContext& cycle, std::span<const Nod
   }
   const uint8_t* ignored = ignored_.data();
   const int32_t* group_count = group_count_.data();
+  // The system defaults (hostname, then one zonal key, by controller): a node without replicas
+  // scores a value that depends only on which labels it has and its zone, so precompute those,
+  // summing in the same order as below (bit-identical).
+  const bool defaults =
+      k == 2 && views[0].hostname && views[0].by_owner && !views[1].hostname && views[1].by_owner;
+  if (defaults) {
+    const size_t domains = soft_counts_[1].size();
+    fast_.resize(2 * domains + 2);
+    for (size_t d = 0; d < domains; ++d) {
+      fast_[d] = round_half_up(0.0 + views[1].terms[d]);  // no hostname
+      fast_[domains + d] = round_half_up((0.0 + views[0].offset) + views[1].terms[d]);
+    }
+    fast_[2 * domains] = 0;                                         // neither label
+    fast_[2 * domains + 1] = round_half_up(0.0 + views[0].offset);  // hostname only
+  }
   for (size_t j = 0; j < nodes.size(); ++j) {
     if (ignored[j]) {
       scores[j] = 0;
       continue;
     }
     const NodeId id = nodes[j];
+    if (defaults && group_count[id] == 0) {
+      const size_t domains = soft_counts_[1].size();
+      const size_t h = views[0].has[id];
+      scores[j] =
+          views[1].has[id] ? fast_[h * domains + views[1].domain[id]] : fast_[2 * domains + h];
+      continue;
+    }
     double s = 0;
     for (size_t i = 0; i < k; ++i) {
       if (i >= kv) {  // more than 16 constraints: the general path
@@ -437,7 +459,17 @@ void PodTopologySpread::normalize(const fw::CycleContext&, std::span<const NodeI
     max_score = std::max(max_score, scores[j]);
   }
   const double inv = max_score == 0 ? 0 : 1.0 / static_cast<double>(max_score);
-  // Raw scores take few distinct values (per domain), often repeated on consecutive nodes.
+  // Raw scores are small (counts × ln(domains + 2) + maxSkew - 1): a table of every value.
+  constexpr int64_t kTable = 256;
+  if (max_score > 0 && max_score < kTable) {
+    int64_t table[kTable];
+    for (int64_t v = min_score; v <= max_score; ++v) {
+      table[v] = div_floor(fw::kMaxNodeScore * (max_score + min_score - v), max_score, inv);
+    }
+    for (size_t j = 0; j < nodes.size(); ++j) scores[j] = ignored_[j] ? 0 : table[scores[j]];
+    return;
+  }
+  // Otherwise raw scores repeat on consecutive nodes (same domain): remember the last one.
   int64_t last_raw = -1, last = 0;
   for (size_t j = 0; j < nodes.size(); ++j) {
     if (ignored_[j]) {

@@ -117,6 +117,7 @@ class PodTopologySpread : public fw::Plugin {
   std::vector<double> soft_weight_;
   std::vector<size_t> topo_size_;                // candidate domains per constraint
   std::vector<std::vector<double>> soft_terms_;  // per constraint and domain: a node's term
+  std::vector<int64_t> fast_;                    // system defaults: scores of replica-free nodes
   std::vector<uint8_t> ignored_;                 // per scored node position
 };
 

@@ -63,8 +63,8 @@ fw::Status TaintToleration::pre_score(const fw::CycleContext& cycle, std::span<c
 
 void TaintToleration::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                             int64_t* scores) {
-  const std::vector<uint8_t>& f = flags(cycle.state);
-  max_count_ = 0;
+  const uint8_t* f = flags(cycle.state).data();
+  int64_t max_count = 0;  // a local: stores to scores could alias the member
   for (size_t i = 0; i < nodes.size(); ++i) {
     int64_t count = 0;
     if (f[nodes[i]] & kHasPreferTaint) {
@@ -75,8 +75,9 @@ void TaintToleration::score(const fw::CycleContext& cycle, std::span<const NodeI
       }
     }
     scores[i] = count;
-    max_count_ = std::max(max_count_, count);
+    max_count = std::max(max_count, count);
   }
+  max_count_ = max_count;
 }
 
 void TaintToleration::normalize(const fw::CycleContext&, std::span<const NodeId> nodes,
@@ -85,7 +86,7 @@ void TaintToleration::normalize(const fw::CycleContext&, std::span<const NodeId>
     std::fill(scores, scores + nodes.size(), fw::kMaxNodeScore);
     return;
   }
-  default_normalize(fw::kMaxNodeScore, /*reverse=*/true, scores, nodes.size());
+  default_normalize_with_max(fw::kMaxNodeScore, /*reverse=*/true, max_count_, scores, nodes.size());
 }
 
 }  // namespace orrery::plugins
