@@ -140,7 +140,8 @@ int Scheduler::num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes
 
 size_t Scheduler::run_filters(Profile& prof, const CycleContext& cycle, NodeId* nodes, size_t n,
                               Rejections& rejections) {
-  const std::vector<uint16_t>& index = filter_index_.at(&prof);
+  std::vector<uint16_t>& index = filter_index_[&prof];
+  if (index.size() != prof.filter.size()) index = filter_indices(prof);  // profile changed
   for (size_t i = 0; i < prof.filter.size() && n > 0; ++i) {
     Plugin* p = prof.filter[i];
     if (!skipped_filters_.empty() &&
