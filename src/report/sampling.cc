@@ -6,16 +6,6 @@
 
 namespace orrery::report {
 
-double percentile_sorted(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
-  if (sorted.size() == 1) return sorted[0];
-  const double rank = p / 100.0 * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double frac = rank - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
-
 std::vector<CdfPoint> cdf_points(const std::vector<double>& v, size_t max_points, bool log_x) {
   const size_t n = v.size();
   if (n == 0) return {};

@@ -6,11 +6,11 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/stats.h"
+
 namespace orrery::report {
 
-// Percentile p in [0, 100] of sorted values with numpy.percentile's default (linear)
-// interpolation, the same definition as sim::percentile_sorted; NaN when empty.
-double percentile_sorted(const std::vector<double>& sorted, double p);
+using orrery::percentile_sorted;  // core/stats.h: numpy's default (linear) percentiles
 
 // One step of an empirical CDF: the fraction f of values that are <= x.
 struct CdfPoint {

@@ -9,15 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/stats.h"
 #include "sim/event_loop.h"
 
 namespace orrery::sim {
 
 using Json = nlohmann::ordered_json;  // keeps key order: byte-stable output
 
-// Percentile p in [0, 100] of sorted values, interpolating linearly between the closest ranks
-// (numpy.percentile's default). NaN for an empty input.
-double percentile_sorted(const std::vector<double>& sorted, double p);
+using orrery::percentile_sorted;  // core/stats.h: numpy's default (linear) percentiles
 
 struct Stats {
   size_t count = 0;
