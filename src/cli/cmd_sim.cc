@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -122,12 +123,17 @@ Json run_one(const sim::Scenario& sc, const sim::PolicyRegistry& reg, const std:
   opt.wall_clock = !f.no_wall_clock;
   opt.progress = progress;
   sim::Simulation simulation(sc, reg, opt);
-  if (!f.quiet) {
+  // Warnings from setup before the run (it may be long), those raised during it afterwards.
+  std::set<std::string> shown;
+  auto show_warnings = [&] {
+    if (f.quiet) return;
     for (const std::string& w : simulation.warnings()) {
-      std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+      if (shown.insert(w).second) std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
     }
-  }
+  };
+  show_warnings();
   simulation.run();
+  show_warnings();
   simulation.write_outputs(dir);
   return simulation.summary();
 }

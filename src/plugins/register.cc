@@ -7,6 +7,7 @@
 #include "plugins/defaultpreemption/default_preemption.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/names.h"
+#include "plugins/machineconstraints/machine_constraints.h"
 #include "plugins/nodeaffinity/node_affinity.h"
 #include "plugins/nodename/node_name.h"
 #include "plugins/noderesources/balanced_allocation.h"
@@ -38,6 +39,7 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   registry.add(names::kNodeName, no_args<NodeName>());
   registry.add(names::kTaintToleration, no_args<TaintToleration>());
   registry.add(names::kDefaultBinder, no_args<DefaultBinder>());
+  registry.add(names::kMachineConstraints, no_args<MachineConstraints>());
   registry.add(names::kNodeAffinity, [](const fw::PluginArgs& a) {
     return std::make_unique<NodeAffinityPlugin>(NodeAffinityArgs::parse(a.args));
   });

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "plugins/helper/names.h"
+
 namespace orrery::sim {
 
 DecisionLatency parse_decision_latency(const yaml::Ctx& c) {
@@ -67,6 +69,12 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx,
       latency_(latency),
       latency_rng_(Rng::derive(ctx.seed, "decision-latency/" + ctx.name)),
       actions_(std::make_unique<Actions>(ctx.sim)) {
+  for (const auto& p : profiles) {
+    const bool enforces = std::any_of(p->filter.begin(), p->filter.end(), [](const fw::Plugin* f) {
+      return f->name() == plugins::names::kMachineConstraints;
+    });
+    if (!enforces) watch_unenforced_constraints_ = true;
+  }
   scheduler_ = std::make_unique<fw::Scheduler>(*actions_, std::move(profiles), options);
   sim_.add_listener(this);  // after the scheduler, so its queue is current when we look
 }
@@ -91,6 +99,15 @@ void SchedulerDriver::on_event(const fw::ClusterEvent& e) {
   switch (e.kind) {
     case fw::EventKind::kPodBound:
     case fw::EventKind::kPodRunning:
+      return;
+    case fw::EventKind::kPodAdded:
+      if (watch_unenforced_constraints_ && sim_.state().pod(e.pod).spec->constraints != 0) {
+        stats_.warn(
+            "pods require machine constraints but the scheduler profile does not enable the "
+            "MachineConstraints plugin, so they are ignored (see docs/plugins.md)");
+        watch_unenforced_constraints_ = false;
+      }
+      wake_at(std::max(loop_.now(), busy_until_));
       return;
     default:
       wake_at(std::max(loop_.now(), busy_until_));

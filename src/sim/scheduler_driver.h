@@ -51,6 +51,8 @@ class SchedulerDriver : public Component, public fw::EventListener, public Event
   Time wake_at_ = kForever;
   uint64_t wake_gen_ = 0;
   Time busy_until_ = 0;
+  // Some profile lacks the MachineConstraints filter: warn once if a pod requires constraints.
+  bool watch_unenforced_constraints_ = false;
 };
 
 }  // namespace orrery::sim

@@ -182,7 +182,8 @@ TEST(Config, Errors) {
   EXPECT_EQ(error_of(profile("  plugins:\n    multiPoint:\n      enabled: [{name: Foo}]\n")),
             "test-config.yaml:7: profiles[0].plugins.multiPoint.enabled[0].name: unknown plugin "
             "\"Foo\" (known: DefaultBinder, DefaultPreemption, DynamicResources, ImageLocality, "
-            "InterPodAffinity, NodeAffinity, NodeName, NodePorts, NodeResourcesBalancedAllocation, "
+            "InterPodAffinity, MachineConstraints, NodeAffinity, NodeName, NodePorts, "
+            "NodeResourcesBalancedAllocation, "
             "NodeResourcesFit, NodeUnschedulable, NodeVolumeLimits, PodTopologySpread, "
             "PrioritySort, SchedulingGates, TaintToleration, VolumeBinding, VolumeRestrictions, "
             "VolumeZone)");

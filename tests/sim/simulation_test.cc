@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -346,6 +347,57 @@ workloads:
   EXPECT_EQ(finish(""), 1500 * kMs);               // 5 × 100 ms + 1 s
   EXPECT_EQ(finish("fitall-random"), 1200 * kMs);  // 5 × 40 ms + 1 s
   EXPECT_EQ(finish("fitall-nolatency"), 1000 * kMs);
+}
+
+// Pods requiring machine constraints: kube-default alone ignores them (and warns once); with the
+// MachineConstraints plugin enabled in the scenario's KubeSchedulerConfiguration every pod lands
+// on the one node that satisfies them.
+TEST(Simulation, MachineConstraintsAreEnforcedOnlyWhenTheProfileEnablesThem) {
+  const std::string dir = ::testing::TempDir() + "/orrery_constraints_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/mc.yaml") << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                     "kind: KubeSchedulerConfiguration\n"
+                                     "profiles:\n"
+                                     "- plugins: {multiPoint: {enabled: [{name: "
+                                     "MachineConstraints}]}}\n";
+  const std::string body = R"(
+cluster:
+  nodes:
+  - {name: plain, count: 2, cpu: 4, memory: 8Gi}
+  - {name: special, cpu: 4, memory: 8Gi, constraints: [3]}
+workloads:
+- job: {name: needs3, completions: 4, requests: {cpu: 500m}, constraints: [3], work: 10s}
+)";
+  auto nodes_used = [&](const std::string& scheduler, std::vector<std::string>* warnings) {
+    Scenario sc = parse_scenario("name: c\nseed: 1\n" + scheduler + body, "s.yaml", dir);
+    RunOptions opt;
+    opt.wall_clock = false;
+    PolicyRegistry reg;
+    register_builtin_policies(reg);
+    Simulation sim(sc, reg, opt);
+    sim.run();
+    *warnings = sim.warnings();
+    std::set<std::string> nodes;
+    std::istringstream csv(sim.recorder().pods_csv());
+    std::string line;
+    std::getline(csv, line);  // header
+    while (std::getline(csv, line)) {
+      const size_t a = line.find(',') + 1, b = line.find(',', a) + 1;
+      nodes.insert(line.substr(b, line.find(',', b) - b));
+    }
+    return nodes;
+  };
+  std::vector<std::string> warnings;
+  const std::set<std::string> plain = nodes_used("", &warnings);
+  EXPECT_GT(plain.size(), 1u);  // least-allocated spreads over nodes that lack constraint 3
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("does not enable the MachineConstraints plugin"), std::string::npos)
+      << warnings[0];
+  const std::set<std::string> enforced =
+      nodes_used("scheduler: {policy: kube-default, config: mc.yaml}\n", &warnings);
+  EXPECT_EQ(enforced, std::set<std::string>{"special"});
+  EXPECT_TRUE(warnings.empty());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+#include "plugins/machineconstraints/machine_constraints.h"
+
+#include "plugins/helper/names.h"
+
+namespace orrery::plugins {
+
+std::string_view MachineConstraints::name() const {
+  return names::kMachineConstraints;
+}
+
+fw::Status MachineConstraints::pre_filter(const fw::CycleContext& cycle,
+                                          std::optional<std::vector<NodeId>>*) {
+  return cycle.spec.constraints == 0 ? fw::Status::skip() : fw::Status::ok();
+}
+
+size_t MachineConstraints::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
+                                  fw::Rejections& rejections) {
+  const uint64_t required = cycle.spec.constraints;
+  if (required == 0) return n;
+  const std::vector<uint64_t>& satisfied =
+      node_constraints_.get(cycle.state, [](const Node& node) { return node.constraints; });
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const NodeId id = nodes[i];
+    if (required & ~satisfied[id]) {
+      rejections.add(id, 0, 0, /*unresolvable=*/true);
+    } else {
+      nodes[kept++] = id;
+    }
+  }
+  return kept;
+}
+
+void MachineConstraints::describe(const ClusterState&, const fw::Rejection&,
+                                  std::vector<std::string>* reasons) const {
+  reasons->push_back("node(s) didn't satisfy the pod's machine constraints");
+}
+
+}  // namespace orrery::plugins
