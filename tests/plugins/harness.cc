@@ -90,6 +90,13 @@ std::map<std::string, fw::NodeEvaluation> Harness::evaluate(const std::string& p
   return out;
 }
 
+std::set<std::string> Harness::feasible(const std::string& pod_name) {
+  std::set<std::string> out;
+  for (auto& [node, e] : evaluate(pod_name))
+    if (e.feasible) out.insert(node);
+  return out;
+}
+
 std::map<std::string, int64_t> Harness::scores(const std::string& pod_name,
                                                const std::string& plugin) {
   std::map<std::string, int64_t> out;

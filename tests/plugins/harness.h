@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct Harness {
   PodId pod(const std::string& name);
   // node name → evaluation of the pod.
   std::map<std::string, fw::NodeEvaluation> evaluate(const std::string& pod);
+  // Names of the nodes where the pod is feasible.
+  std::set<std::string> feasible(const std::string& pod);
   // node name → normalized score of `plugin` (feasible nodes only).
   std::map<std::string, int64_t> scores(const std::string& pod, const std::string& plugin);
   // Schedules every pending pod; pod name → node name ("" if unscheduled).

@@ -34,21 +34,14 @@ std::string constrained_pod(const std::string& name, const std::string& ids) {
                  ids.empty() ? "" : "annotations: {orrery.io/constraints: \"" + ids + "\"}");
 }
 
-std::set<std::string> feasible(Harness& h, const std::string& pod) {
-  std::set<std::string> out;
-  for (auto& [n, e] : h.evaluate(pod))
-    if (e.feasible) out.insert(n);
-  return out;
-}
-
 TEST(MachineConstraints, NodeMustSatisfyEveryRequiredConstraint) {
   Harness h(constrained_node("a", "1,4,5") + constrained_node("b", "1") +
                 constrained_node("c", "") + constrained_pod("needs-1-4", "1,4") +
                 constrained_pod("needs-1", "1") + constrained_pod("free", ""),
             config_with({"MachineConstraints"}));
-  EXPECT_EQ(feasible(h, "needs-1-4"), std::set<std::string>{"a"});
-  EXPECT_EQ(feasible(h, "needs-1"), (std::set<std::string>{"a", "b"}));
-  EXPECT_EQ(feasible(h, "free"), (std::set<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(h.feasible("needs-1-4"), std::set<std::string>{"a"});
+  EXPECT_EQ(h.feasible("needs-1"), (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(h.feasible("free"), (std::set<std::string>{"a", "b", "c"}));
   EXPECT_EQ(h.evaluate("needs-1-4")["b"].reasons,
             std::vector<std::string>{"node(s) didn't satisfy the pod's machine constraints"});
 }
@@ -129,7 +122,7 @@ TEST(MachineConstraints, MatchesNaiveSetInclusion) {
       for (int id : pod_set) ok = ok && node_sets[n].count(id);
       if (ok) expected.insert("n" + std::to_string(n));
     }
-    EXPECT_EQ(feasible(h, "p"), expected) << "trial " << trial << " pod {" << join(pod_set) << "}";
+    EXPECT_EQ(h.feasible("p"), expected) << "trial " << trial << " pod {" << join(pod_set) << "}";
   }
 }
 

@@ -19,14 +19,6 @@ std::string taints(const std::string& list) {
   return "{taints: " + list + "}";
 }
 
-// Feasible node names of a pod's evaluation.
-std::set<std::string> feasible(Harness& h, const std::string& pod) {
-  std::set<std::string> out;
-  for (auto& [n, e] : h.evaluate(pod))
-    if (e.feasible) out.insert(n);
-  return out;
-}
-
 TEST(TaintToleration, FilterUsesFirstUntoleratedHardTaint) {
   Harness h(node_doc("a", "{cpu: 1}", "{}",
                      taints("[{key: soft, effect: PreferNoSchedule}, {key: gpu, value: \"true\", "
@@ -47,7 +39,7 @@ TEST(TaintToleration, FilterUsesFirstUntoleratedHardTaint) {
   // Tolerating gpu moves the rejection on a to the next hard taint.
   EXPECT_EQ(h.evaluate("gpu")["a"].reasons,
             std::vector<std::string>{"node(s) had untolerated taint {evict: }"});
-  EXPECT_EQ(feasible(h, "all"), (std::set<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(h.feasible("all"), (std::set<std::string>{"a", "b", "c"}));
 }
 
 TEST(TaintToleration, TolerationMatchingRules) {
@@ -130,16 +122,16 @@ TEST(NodeAffinity, SelectorOperators) {
               "values: [a]}]\n"
               "      - matchExpressions: [{key: zone, operator: In, values: [c]}]\n");
   Harness h(nodes, config_with({"NodeAffinity"}));
-  EXPECT_EQ(feasible(h, "in"), (std::set<std::string>{"n1", "n3"}));
-  EXPECT_EQ(feasible(h, "notin"), (std::set<std::string>{"n2", "n3"}));
-  EXPECT_EQ(feasible(h, "exists"), (std::set<std::string>{"n1"}));
-  EXPECT_EQ(feasible(h, "dne"), (std::set<std::string>{"n2", "n3"}));
-  EXPECT_EQ(feasible(h, "gt"), (std::set<std::string>{"n2"}));  // "x" is not an integer
-  EXPECT_EQ(feasible(h, "lt"), (std::set<std::string>{"n1"}));
-  EXPECT_EQ(feasible(h, "and"), (std::set<std::string>{"n2"}));
-  EXPECT_EQ(feasible(h, "selector"), (std::set<std::string>{"n2"}));
-  EXPECT_EQ(feasible(h, "selector-and-affinity"), std::set<std::string>{});
-  EXPECT_EQ(feasible(h, "or"), (std::set<std::string>{"n1", "n3"}));
+  EXPECT_EQ(h.feasible("in"), (std::set<std::string>{"n1", "n3"}));
+  EXPECT_EQ(h.feasible("notin"), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_EQ(h.feasible("exists"), (std::set<std::string>{"n1"}));
+  EXPECT_EQ(h.feasible("dne"), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_EQ(h.feasible("gt"), (std::set<std::string>{"n2"}));  // "x" is not an integer
+  EXPECT_EQ(h.feasible("lt"), (std::set<std::string>{"n1"}));
+  EXPECT_EQ(h.feasible("and"), (std::set<std::string>{"n2"}));
+  EXPECT_EQ(h.feasible("selector"), (std::set<std::string>{"n2"}));
+  EXPECT_EQ(h.feasible("selector-and-affinity"), std::set<std::string>{});
+  EXPECT_EQ(h.feasible("or"), (std::set<std::string>{"n1", "n3"}));
   EXPECT_EQ(h.evaluate("in")["n2"].reasons,
             std::vector<std::string>{"node(s) didn't match Pod's node affinity/selector"});
 }
@@ -232,7 +224,7 @@ TEST(NodeUnschedulable, RejectsCordonedUnlessTolerated) {
             config_with({"NodeUnschedulable"}));
   EXPECT_EQ(h.evaluate("p")["cordoned"].reasons,
             std::vector<std::string>{"node(s) were unschedulable"});
-  EXPECT_EQ(feasible(h, "tolerant"), (std::set<std::string>{"cordoned", "ok"}));
+  EXPECT_EQ(h.feasible("tolerant"), (std::set<std::string>{"cordoned", "ok"}));
 }
 
 TEST(NodeName, OnlyTheNamedNode) {

@@ -30,13 +30,6 @@ std::string web(const std::string& name, const std::string& node) {
   return pod_doc(name, {""}, "nodeName: " + node, "labels: {app: web}");
 }
 
-std::set<std::string> feasible(Harness& h, const std::string& pod) {
-  std::set<std::string> out;
-  for (auto& [n, e] : h.evaluate(pod))
-    if (e.feasible) out.insert(n);
-  return out;
-}
-
 // zone1: a (1 web), b (1 web); zone2: x (1 web), y (0); z has no zone label.
 std::string four_nodes() {
   return node_doc("a", "{cpu: 1}", "{zone: z1}") + node_doc("b", "{cpu: 1}", "{zone: z1}") +
@@ -49,7 +42,7 @@ TEST(PodTopologySpread, HardSkewAndMissingLabel) {
   Harness h(four_nodes() + pod_doc("p", {""}, spread(zone_hard(1)), "labels: {app: web}"),
             config_with({kPts}));
   auto e = h.evaluate("p");
-  EXPECT_EQ(feasible(h, "p"), (std::set<std::string>{"x", "y"}));
+  EXPECT_EQ(h.feasible("p"), (std::set<std::string>{"x", "y"}));
   EXPECT_EQ(e["a"].reasons,
             std::vector<std::string>{"node(s) didn't match pod topology spread constraints"});
   EXPECT_EQ(e["z"].reasons, std::vector<std::string>{
@@ -58,7 +51,7 @@ TEST(PodTopologySpread, HardSkewAndMissingLabel) {
   // maxSkew 2 allows zone1.
   Harness loose(four_nodes() + pod_doc("p", {""}, spread(zone_hard(2)), "labels: {app: web}"),
                 config_with({kPts}));
-  EXPECT_EQ(feasible(loose, "p"), (std::set<std::string>{"a", "b", "x", "y"}));
+  EXPECT_EQ(loose.feasible("p"), (std::set<std::string>{"a", "b", "x", "y"}));
 }
 
 TEST(PodTopologySpread, SelfMatchAndOtherNamespaces) {
@@ -66,9 +59,9 @@ TEST(PodTopologySpread, SelfMatchAndOtherNamespaces) {
   Harness h(four_nodes() + pod_doc("p", {""}, spread(zone_hard(1))) +
                 pod_doc("other/p2", {""}, spread(zone_hard(1)), "labels: {app: web}"),
             config_with({kPts}));
-  EXPECT_EQ(feasible(h, "p"), (std::set<std::string>{"a", "b", "x", "y"}));
+  EXPECT_EQ(h.feasible("p"), (std::set<std::string>{"a", "b", "x", "y"}));
   // Pods of other namespaces are not counted: every zone has 0 matching pods for other/p2.
-  EXPECT_EQ(feasible(h, "other/p2"), (std::set<std::string>{"a", "b", "x", "y"}));
+  EXPECT_EQ(h.feasible("other/p2"), (std::set<std::string>{"a", "b", "x", "y"}));
 }
 
 TEST(PodTopologySpread, MinDomains) {
@@ -77,7 +70,7 @@ TEST(PodTopologySpread, MinDomains) {
   Harness h(four_nodes() +
                 pod_doc("p", {""}, spread(zone_hard(1, ", minDomains: 3")), "labels: {app: web}"),
             config_with({kPts}));
-  EXPECT_EQ(feasible(h, "p"), std::set<std::string>{});
+  EXPECT_EQ(h.feasible("p"), std::set<std::string>{});
 }
 
 TEST(PodTopologySpread, NodeAffinityPolicy) {
@@ -88,12 +81,12 @@ TEST(PodTopologySpread, NodeAffinityPolicy) {
   const std::string sel = "nodeSelector: {zone: z1}\n";
   Harness honor(four_nodes() + pod_doc("p", {""}, sel + spread(zone_hard(1)), "labels: {app: web}"),
                 config_with({kPts, "NodeAffinity"}));
-  EXPECT_EQ(feasible(honor, "p"), (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(honor.feasible("p"), (std::set<std::string>{"a", "b"}));
   Harness ignore(
       four_nodes() + pod_doc("p", {""}, sel + spread(zone_hard(1, ", nodeAffinityPolicy: Ignore")),
                              "labels: {app: web}"),
       config_with({kPts, "NodeAffinity"}));
-  EXPECT_EQ(feasible(ignore, "p"), std::set<std::string>{});
+  EXPECT_EQ(ignore.feasible("p"), std::set<std::string>{});
 }
 
 TEST(PodTopologySpread, NodeTaintsPolicy) {
@@ -108,11 +101,11 @@ TEST(PodTopologySpread, NodeTaintsPolicy) {
       web("w1", "a") + web("w2", "b") + web("w3", "y");
   Harness ignore(nodes + pod_doc("p", {""}, spread(zone_hard(2)), "labels: {app: web}"),
                  config_with({kPts}));
-  EXPECT_EQ(feasible(ignore, "p"), (std::set<std::string>{"a", "b", "x", "y"}));
+  EXPECT_EQ(ignore.feasible("p"), (std::set<std::string>{"a", "b", "x", "y"}));
   Harness honor(nodes + pod_doc("p", {""}, spread(zone_hard(2, ", nodeTaintsPolicy: Honor")),
                                 "labels: {app: web}"),
                 config_with({kPts}));
-  EXPECT_EQ(feasible(honor, "p"), (std::set<std::string>{"x", "y"}));
+  EXPECT_EQ(honor.feasible("p"), (std::set<std::string>{"x", "y"}));
 }
 
 TEST(PodTopologySpread, MatchLabelKeys) {
@@ -125,7 +118,7 @@ TEST(PodTopologySpread, MatchLabelKeys) {
   objs += pod_doc("p", {""}, spread(zone_hard(1, ", matchLabelKeys: [pod-template-hash]")),
                   "labels: {app: web, pod-template-hash: v2}");
   Harness h(objs, config_with({kPts}));
-  EXPECT_EQ(feasible(h, "p"), (std::set<std::string>{"a"}));
+  EXPECT_EQ(h.feasible("p"), (std::set<std::string>{"a"}));
 }
 
 TEST(PodTopologySpread, ScoreHostnameConstraint) {
