@@ -110,14 +110,24 @@ bool wants_log(const std::vector<const std::vector<double>*>& samples) {
 }
 
 // Value format for a summary.json key or timeseries column: durations end in "_s"; utilisation,
-// ratios, fractions and requested shares (the simulator's cpu_requested) are fractions.
+// ratios, fractions and requested shares (the simulator's cpu_requested) are fractions. Words are
+// matched whole ("migrations" is not a ratio), counts are numbers whatever their section.
 Format format_for_key(const std::string& key) {
-  const size_t dot = key.rfind('.');
-  const std::string last = key.substr(dot == std::string::npos ? 0 : dot + 1);
-  if (last.size() > 2 && last.compare(last.size() - 2, 2, "_s") == 0) return Format::kSeconds;
-  for (const char* hint : {"util", "ratio", "fraction"})
-    if (key.find(hint) != std::string::npos) return Format::kPercent;
-  if (last.find("requested") != std::string::npos) return Format::kPercent;
+  std::vector<std::string> words;
+  size_t start = 0;
+  for (size_t i = 0; i <= key.size(); ++i) {
+    if (i == key.size() || key[i] == '.' || key[i] == '_') {
+      words.push_back(key.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  const std::string& last = words.back();
+  if (last == "s") return Format::kSeconds;
+  if (last == "samples" || last == "count") return Format::kNumber;
+  for (const std::string& w : words) {
+    if (w.starts_with("util") || w == "ratio" || w == "fraction" || w == "requested")
+      return Format::kPercent;
+  }
   return Format::kNumber;
 }
 
@@ -145,18 +155,28 @@ std::string compact_json(const std::string& key, const Json& v) {
   return v.dump();
 }
 
+// Scalars in a (possibly nested) JSON array.
+size_t leaf_count(const Json& v) {
+  if (!v.is_array()) return 1;
+  size_t n = 0;
+  for (const Json& e : v) n += leaf_count(e);
+  return n;
+}
+
 Cell json_cell(const std::string& key, const Json& v) {
   if (v.is_null()) return Cell(kNaN);
   if (v.is_boolean()) return Cell(v.get<bool>() ? "true" : "false");
   if (v.is_number()) return Cell(v.get<double>(), format_for_key(key));
   if (v.is_string()) return Cell(v.get<std::string>());
   if (v.is_array()) {
-    // Long arrays (e.g. the demand of every cycle) would stretch the table: keep a prefix.
-    constexpr size_t kMaxChars = 60;
+    // Long arrays (e.g. the demand of every cycle) would stretch the table, one column per run:
+    // keep a short prefix and say how many elements there are.
+    constexpr size_t kMaxChars = 28;
     std::string s = compact_json(key, v);
     if (s.size() > kMaxChars) {
       size_t cut = s.rfind(", ", kMaxChars);
-      s = s.substr(0, cut == std::string::npos ? kMaxChars : cut) + ", …";
+      s = s.substr(0, cut == std::string::npos ? kMaxChars : cut) + ", …] (" +
+          std::to_string(leaf_count(v)) + " values)";
     }
     return Cell(s);
   }
@@ -219,10 +239,10 @@ void summary_section(Document& doc, const std::vector<RunData>& runs) {
     }
   }
   if (!any) return;
-  doc.section("Summary");
+  doc.section("All summary values");
   doc.paragraph(
       "Every value of each run's summary.json, side by side (durations in adaptive "
-      "units, fractions as percentages; hover a number for its exact value).");
+      "units, fractions as percentages, long lists cut; hover a number for its exact value).");
   Table t;
   t.columns.push_back("summary.json key");
   for (const RunData& r : runs) t.columns.push_back(r.label);
@@ -673,12 +693,13 @@ void label_runs(std::vector<RunData>& runs) {
 }
 
 void add_run_report(Document& doc, const std::vector<RunData>& runs) {
+  // Plots first; the full summary.json table, a reference rather than a reading, goes last.
   runs_section(doc, runs);
-  summary_section(doc, runs);
   jobs_section(doc, runs);
   pods_section(doc, runs);
   timeseries_section(doc, runs);
   edge_section(doc, runs);
+  summary_section(doc, runs);
 }
 
 void write_run_report(const std::vector<std::string>& dirs, const std::string& out_path,

@@ -124,8 +124,8 @@ TEST(RunReport, ReportOverSeveralRunsHasEverySectionAndIsDeterministic) {
   const auto xml = check_xml(html);
   ASSERT_TRUE(xml.ok) << xml.error;
   EXPECT_NE(html.find("<h1>Fixture &lt;report&gt;</h1>"), std::string::npos);
-  for (const char* section : {">Runs</h2>", ">Summary</h2>", ">Jobs</h2>", ">Pods</h2>",
-                              ">Cluster over time</h2>", ">Edge ratio</h2>"})
+  for (const char* section : {">Runs</h2>", ">Jobs</h2>", ">Pods</h2>", ">Cluster over time</h2>",
+                              ">Edge ratio</h2>", ">All summary values</h2>"})
     EXPECT_NE(html.find(section), std::string::npos) << section;
   // 3 job CDFs (delay, JRT, short jobs), 2 pod CDFs, 6 time series, 3 edge-ratio charts.
   EXPECT_EQ(xml.elements.at("svg"), 14);
@@ -199,8 +199,29 @@ TEST(RunReport, LongArraysInTheSummaryAreShortened) {
   const std::string html = slurp(dir.path("r.html"));
   EXPECT_NE(html.find("[[1.5, 0.25, 1.125"), std::string::npos);
   EXPECT_EQ(html.find("0.6875"), std::string::npos) << "the tail of a long array is cut";
-  EXPECT_NE(html.find("…"), std::string::npos);
+  EXPECT_NE(html.find(", …] (12 values)"), std::string::npos);
   EXPECT_NE(html.find("[1, 2]"), std::string::npos) << "short arrays are shown whole";
+}
+
+TEST(RunReport, SummaryValuesAreFormattedByWholeWordsOfTheirKey) {
+  Scratch dir("formats");
+  dir.write("run/summary.json",
+            R"({"scheduler": {"migrations": 23, "wall_total_s": 0.5},)"
+            R"( "utilization": {"cpu_mean": 0.25, "samples": 217}, "edge_ratio": {"mean": 0.5}})");
+  write_run_report({dir.path("run")}, dir.path("r.html"));
+  const std::string html = slurp(dir.path("r.html"));
+  auto cell_after = [&](const std::string& key) {
+    const size_t k = html.find(">" + key + "<");
+    EXPECT_NE(k, std::string::npos) << key;
+    const size_t td = html.find("<td", k + 1);
+    const size_t open = html.find('>', td) + 1;
+    return html.substr(open, html.find("</td>", open) - open);
+  };
+  EXPECT_EQ(cell_after("scheduler.migrations"), "23");  // "migrations" contains "ratio"
+  EXPECT_EQ(cell_after("utilization.samples"), "217");
+  EXPECT_EQ(cell_after("utilization.cpu_mean"), "25%");
+  EXPECT_EQ(cell_after("edge_ratio.mean"), "50%");
+  EXPECT_EQ(cell_after("scheduler.wall_total_s"), "500 ms");
 }
 
 TEST(RunReport, BadInputFailsWithLocationAndWritesNothing) {
