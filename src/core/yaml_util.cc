@@ -3,6 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <ctime>
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
 
 #include "core/error.h"
 
@@ -48,7 +51,9 @@ std::string Ctx::where() const {
   return error_location(file, line(), path);
 }
 
-void Ctx::fail(const std::string& what) const { throw InputError(where() + ": " + what); }
+void Ctx::fail(const std::string& what) const {
+  throw InputError(where() + ": " + what);
+}
 
 void Ctx::expect_map() const {
   if (!node.IsDefined() || !node.IsMap()) fail("expected a mapping");
@@ -59,7 +64,8 @@ void Ctx::expect_seq() const {
 }
 
 std::string Ctx::str() const {
-  if (!node.IsDefined() || !node.IsScalar()) fail(defined() ? "expected a string" : "missing value");
+  if (!node.IsDefined() || !node.IsScalar())
+    fail(defined() ? "expected a string" : "missing value");
   return node.Scalar();
 }
 
@@ -115,8 +121,52 @@ bool Ctx::bool_or(const std::string& key, bool def) const {
   return has(key) ? child(key).boolean() : def;
 }
 
+namespace {
+
+// Walks the documents with yaml-cpp's event parser, building nothing, to catch input on which
+// yaml-cpp 0.7's LoadAll never returns (jbeder/yaml-cpp#1319, fixed in 0.8): a stray token such as
+// a top-level "," makes HandleNextDocument report an empty document without consuming anything,
+// forever, each time appending a null document. Such a document starts where the previous one
+// did; we stop there with a syntax error instead.
+class StallGuard : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  static void check(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    StallGuard guard;
+    int previous = -1;
+    while (parser.HandleNextDocument(guard)) {
+      if (guard.start_.pos == previous) {
+        throw YAML::ParserException(guard.start_,
+                                    "unexpected content (expected a mapping, a "
+                                    "list, a scalar or a new document)");
+      }
+      previous = guard.start_.pos;
+    }
+  }
+
+ private:
+  YAML::Mark start_;
+};
+
+}  // namespace
+
 std::vector<YAML::Node> parse_documents(const std::string& text, const std::string& source) {
   try {
+    StallGuard::check(text);
     return YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     std::string loc = error_location(source, e.mark.is_null() ? 0 : e.mark.line + 1, "");

@@ -147,6 +147,13 @@ TEST(K8sObjects, ErrorsNameFileLineAndField) {
   EXPECT_NE(e.find("bad.yaml:"), std::string::npos) << e;
   EXPECT_NE(e.find("malformed YAML"), std::string::npos) << e;
 
+  // Stray tokens between documents: yaml-cpp 0.7's LoadAll would loop forever on these.
+  for (const char* text : {"\n,\n", "\"x\",\n{kind: Node}\n", "kind: Node\n---\n,\n"}) {
+    e = error_of(text);
+    EXPECT_NE(e.find("malformed YAML/JSON: unexpected content"), std::string::npos) << e;
+  }
+  EXPECT_EQ(error_of("\n,\n").rfind("bad.yaml:2:", 0), 0u);
+
   e = error_of("kind: Pod\nmetadata: {name: p}\nspec:\n  affinity:\n    nodeAffinity:\n"
                "      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
                "        - matchExpressions:\n          - {key: a, operator: Near, values: [x]}\n");
