@@ -15,6 +15,7 @@ function(orrery_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # scratch_dir.h
   target_compile_definitions(${name} PRIVATE
     ORRERY_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     ORRERY_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")

@@ -12,6 +12,8 @@
 
 #include "core/k8s_objects.h"
 
+#include "scratch_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -36,10 +38,10 @@ Result run(const std::string& args) {
 
 const std::string kData = std::string(ORRERY_SHARED_DIR) + "/traces/megha/";
 
+// This test program's scratch directory (removed when the program exits).
 fs::path tmp_dir() {
-  fs::path d = fs::temp_directory_path() / ("orrery-federated-cli-" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
+  static const orrery::testing::ScratchDir dir("federated-cli");
+  return dir.root();
 }
 
 // The first three jobs of syn_250 (750 one-second tasks) on the 9-worker configurations.

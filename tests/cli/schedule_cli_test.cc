@@ -11,6 +11,8 @@
 
 #include "core/k8s_objects.h"
 
+#include "scratch_dir.h"
+
 namespace {
 
 struct Result {
@@ -33,11 +35,10 @@ Result run(const std::string& args) {
 
 const std::string kData = std::string(ORRERY_SOURCE_DIR) + "/tests/data/schedule/";
 
+// A file in this test program's scratch directory (removed when the program exits).
 std::string tmp_file(const std::string& name) {
-  auto dir =
-      std::filesystem::temp_directory_path() / ("orrery-cli-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const orrery::testing::ScratchDir dir("schedule-cli");
+  return dir.path(name);
 }
 
 TEST(ScheduleCli, PlacesPreemptsAndWritesJson) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "scratch_dir.h"
 #include "xml_check.h"
 
 namespace orrery::report {
@@ -81,9 +82,8 @@ TEST(Document, SameCallsGiveSameBytes) {
 }
 
 TEST(Document, WriteIsAtomicAndReportsBadPaths) {
-  const auto dir = std::filesystem::temp_directory_path() / "orrery_report_document_test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const orrery::testing::ScratchDir scratch("report-document");
+  const std::filesystem::path dir = scratch.root();
   const std::string path = (dir / "r.html").string();
   sample_document().write(path);
   std::ifstream in(path);
@@ -92,7 +92,6 @@ TEST(Document, WriteIsAtomicAndReportsBadPaths) {
   EXPECT_EQ(ss.str(), sample_document().html());
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   EXPECT_THROW(sample_document().write((dir / "missing" / "r.html").string()), InputError);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "scratch_dir.h"
 #include "xml_check.h"
 
 namespace orrery::report {
@@ -27,26 +28,7 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// A scratch directory, removed at the end of the test.
-class Scratch {
- public:
-  explicit Scratch(const std::string& name)
-      : root_(fs::temp_directory_path() / ("orrery_report_" + name)) {
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  ~Scratch() { fs::remove_all(root_); }
-  std::string path(const std::string& rel) const { return (root_ / rel).string(); }
-  std::string write(const std::string& rel, const std::string& text) const {
-    const fs::path p = root_ / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-
- private:
-  fs::path root_;
-};
+using Scratch = orrery::testing::ScratchDir;
 
 std::string error_of(const std::vector<std::string>& dirs, const std::string& out) {
   try {

@@ -8,24 +8,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "scratch_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) {
-    dir = fs::path(::testing::TempDir()) / ("orrery_sim_cli_" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  std::string path(const std::string& rel) const { return (dir / rel).string(); }
-  std::string write(const std::string& rel, const std::string& text) const {
-    fs::create_directories((dir / rel).parent_path());
-    std::ofstream(dir / rel) << text;
-    return path(rel);
-  }
-};
+using Scratch = orrery::testing::ScratchDir;
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);

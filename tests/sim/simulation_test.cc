@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "scratch_dir.h"
 #include "sim/builtin_policies.h"
 #include "sim_test_util.h"
 
@@ -97,8 +98,8 @@ TEST(Simulation, HpaFollowsTheDemandCycles) {
 }
 
 TEST(Simulation, TraceReplayComputesJobDelays) {
-  const std::string dir = ::testing::TempDir() + "/orrery_trace_test";
-  std::filesystem::create_directories(dir);
+  const orrery::testing::ScratchDir scratch("sim-trace");
+  const std::string dir = scratch.root().string();
   const std::string tr = dir + "/t.tr";
   {
     std::ofstream f(tr);
@@ -353,8 +354,8 @@ workloads:
 // MachineConstraints plugin enabled in the scenario's KubeSchedulerConfiguration every pod lands
 // on the one node that satisfies them.
 TEST(Simulation, MachineConstraintsAreEnforcedOnlyWhenTheProfileEnablesThem) {
-  const std::string dir = ::testing::TempDir() + "/orrery_constraints_test";
-  std::filesystem::create_directories(dir);
+  const orrery::testing::ScratchDir scratch("sim-constraints");
+  const std::string dir = scratch.root().string();
   std::ofstream(dir + "/mc.yaml") << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                                      "kind: KubeSchedulerConfiguration\n"
                                      "profiles:\n"
@@ -397,7 +398,6 @@ workloads:
       nodes_used("scheduler: {policy: kube-default, config: mc.yaml}\n", &warnings);
   EXPECT_EQ(enforced, std::set<std::string>{"special"});
   EXPECT_TRUE(warnings.empty());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

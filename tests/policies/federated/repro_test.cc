@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/k8s_objects.h"
+#include "scratch_dir.h"
 #include "sim/metrics.h"
 
 namespace orrery::federated {
@@ -27,8 +28,8 @@ ReproOptions tiny(const std::string& out, unsigned threads) {
 
 // Independent runs on a thread pool: the outputs do not depend on the thread count.
 TEST(Repro, OutputsAreCompleteAndIndependentOfThreads) {
-  const fs::path base = fs::temp_directory_path() / "orrery_federated_repro";
-  fs::remove_all(base);
+  const orrery::testing::ScratchDir scratch("federated-repro");
+  const fs::path base = scratch.root();
   const ReproResult one = run_repro(tiny((base / "one").string(), 1));
   const ReproResult two = run_repro(tiny((base / "two").string(), 2));
   EXPECT_EQ(one.runs, 2u * 8 * 2);  // workloads x profiles x seeds
@@ -43,12 +44,11 @@ TEST(Repro, OutputsAreCompleteAndIndependentOfThreads) {
   const std::string html = read_text_file(one.report);
   for (const char* h : {"Figure 6: syn_250", "Figure 7: yahoo", "Figure 9", "Figure 10"})
     EXPECT_THAT(html, ::testing::HasSubstr(h));
-  fs::remove_all(base);
 }
 
 TEST(Repro, MissingDataIsAnInputErrorAndWritesNothing) {
-  const fs::path out = fs::temp_directory_path() / "orrery_federated_repro_missing";
-  fs::remove_all(out);
+  const orrery::testing::ScratchDir scratch("federated-repro-missing");
+  const fs::path out = scratch.root() / "out";
   ReproOptions o = tiny(out.string(), 1);
   o.data_dir = "/nonexistent";
   EXPECT_THROW(run_repro(o), InputError);

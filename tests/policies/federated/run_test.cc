@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/k8s_objects.h"
 #include "fixtures.h"
+#include "scratch_dir.h"
 
 namespace orrery::federated {
 namespace {
@@ -36,12 +37,6 @@ const Published& published() {
   return p;
 }
 
-std::string temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("orrery_federated_" + name);
-  fs::remove_all(d);
-  return d.string();
-}
-
 TEST(Run, SameSeedIdenticalOutputsDifferentSeedDifferent) {
   const Published& p = published();
   auto t = head_of("syn_500.0.tr", 40);
@@ -63,7 +58,8 @@ TEST(Run, SameSeedIdenticalOutputsDifferentSeedDifferent) {
 }
 
 TEST(Run, WritesTheOutputDirectoryWithSummaryLast) {
-  const std::string dir = temp_dir("write");
+  const orrery::testing::ScratchDir scratch("federated-write");
+  const std::string dir = scratch.path("out");
   SimRequest req;
   req.trace = shared("syn_250.0.tr");
   req.cluster_config = shared("megha_config_G1L1S9_C.json");
@@ -72,7 +68,7 @@ TEST(Run, WritesTheOutputDirectoryWithSummaryLast) {
   req.options.seed = 3;
   // 9 workers cannot run 250 tasks per second: jobs queue, yet the run ends.
   auto t = head_of("syn_250.0.tr", 3);
-  const std::string small = dir + "_trace.tr";
+  const std::string small = scratch.path("trace.tr");
   {
     std::ofstream out(small);
     for (const auto& j : t->jobs) {
@@ -97,13 +93,12 @@ TEST(Run, WritesTheOutputDirectoryWithSummaryLast) {
   EXPECT_GT(s["jobs"]["delay_p50_s"].get<double>(), 10.0);  // 750 s of work on 9 workers
   EXPECT_THAT(read_text_file(dir + "/timeseries.csv"),
               ::testing::StartsWith("time_s,cpu_util,mem_util,slot_util,pending,running,queued\n"));
-  fs::remove_all(dir);
-  fs::remove(small);
 }
 
 TEST(Run, BadInputWritesNothing) {
-  const std::string dir = temp_dir("bad");
-  const std::string cfg = dir + "_bad_C.json";
+  const orrery::testing::ScratchDir scratch("federated-bad");
+  const std::string dir = scratch.path("out");
+  const std::string cfg = scratch.path("bad_C.json");
   {
     std::ofstream out(cfg);
     out << testing::megha_json({{{"101", "01"}}});
