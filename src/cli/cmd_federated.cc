@@ -165,10 +165,12 @@ void register_federated(CLI::App& root, CommandTable& table) {
          for (std::string s; std::getline(ss, s, ',');) {
            try {
              size_t used = 0;
+             if (s.empty() || s[0] < '0' || s[0] > '9') throw std::invalid_argument(s);
              r.seeds.push_back(std::stoull(s, &used));
              if (used != s.size()) throw std::invalid_argument(s);
            } catch (const std::exception&) {
-             throw InputError("--seeds: expected comma-separated integers, got \"" + s + "\"");
+             throw InputError("--seeds: expected comma-separated non-negative integers, got \"" +
+                              s + "\"");
            }
          }
          if (!opts->workloads.empty()) {

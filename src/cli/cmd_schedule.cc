@@ -267,6 +267,7 @@ void register_schedule(CLI::App& root, CommandTable& table) {
                 "kube-default profile");
   s->add_option("--out", sopt->out, "Write the placements and evictions as JSON to this file");
   s->add_option("--seed", sopt->seed, "Seed for tie-breaking among equally scored nodes")
+      ->check(non_negative_integer())
       ->default_val(0);
   s->footer(
       "Pending pods are those without spec.nodeName whose schedulerName is served by a profile "
@@ -280,7 +281,9 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   c->add_option("--cluster", copt->cluster, "Nodes and pods as Kubernetes YAML/JSON")->required();
   c->add_option("--pod", copt->pod, "The pod to evaluate (one Pod, YAML/JSON)")->required();
   c->add_option("--config", copt->config, "KubeSchedulerConfiguration; default: kube-default");
-  c->add_option("--seed", copt->seed, "Seed (for plugins with random scores)")->default_val(0);
+  c->add_option("--seed", copt->seed, "Seed (for plugins with random scores)")
+      ->check(non_negative_integer())
+      ->default_val(0);
   c->footer(
       "Output: {\"pod\": \"ns/name\", \"nodes\": [{\"node\", \"feasible\", \"reasons\", "
       "\"scores\": {plugin: 0..100 before weights}, \"total\": weighted sum}]}.");

@@ -50,7 +50,8 @@ struct RunFlags {
 };
 
 void add_run_flags(CLI::App* app, RunFlags* f) {
-  app->add_option("--seed", f->seed, "Seed for every random choice (default: the scenario's)");
+  app->add_option("--seed", f->seed, "Seed for every random choice (default: the scenario's)")
+      ->check(non_negative_integer());
   app->add_option("--duration", f->duration,
                   "Simulated time to run, e.g. 10m (default: the scenario's, or until all work "
                   "is done)");

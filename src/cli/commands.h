@@ -45,6 +45,18 @@ int run_federated_sim(const FederatedSimFlags& flags, const std::string& trace,
                       const std::string& out, std::optional<uint64_t> seed, bool no_wall_clock,
                       bool quiet);
 
+// A validator for seeds and other counts: the text must be a non-negative integer (CLI11 would
+// otherwise wrap "-1" into an unsigned option silently).
+inline CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+          return "expected a non-negative integer, got \"" + text + "\"";
+        return "";
+      },
+      "");
+}
+
 // The shared parent of `orrery repro <system>`: each system adds its own subcommand to it.
 CLI::App& repro_command(CLI::App& root);
 

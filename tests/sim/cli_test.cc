@@ -113,6 +113,12 @@ TEST(SimCli, BadInputExitsOneWithLocationAndWritesNoSummary) {
                 s.path("err")),
             1);
   EXPECT_NE(slurp(s.path("err")).find("unknown policy \"nope\""), std::string::npos);
+  // A negative seed is refused, not wrapped into a huge unsigned one.
+  EXPECT_EQ(run("sim " + s.path("g.yaml") + " --seed -1 --out " + s.path("o"), s.path("err")), 1);
+  EXPECT_NE(slurp(s.path("err")).find("--seed: expected a non-negative integer, got \"-1\""),
+            std::string::npos)
+      << slurp(s.path("err"));
+  EXPECT_FALSE(fs::exists(s.path("o/summary.json")));
 }
 
 TEST(SimCli, CompareWritesOneDirectoryPerProfileAndAReport) {
