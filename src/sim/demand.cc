@@ -1,6 +1,7 @@
 #include "sim/demand.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace orrery::sim {
@@ -28,17 +29,21 @@ std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
                                            std::vector<Demand*> out) {
   std::vector<double> fractions;
   const double k = static_cast<double>(requests.size());
+  const bool min_count = spec.count == DemandCycleSpec::Count::kMin;
   for (int c = 0; c < spec.cycles; ++c) {
     const double f = std::max(0.0, rng.normal(spec.mean, spec.sd));
     fractions.push_back(f);
     const Time t = spec.start + spec.period * c;
     for (size_t s = 0; s < requests.size(); ++s) {
-      double load = 0;
+      double load = -1;
       for (ResourceId r : {kCpu, kMemory}) {
         if (requests[s][r] <= 0) continue;
         const double share = f * static_cast<double>(spec.basis[r]) / k;
-        load = std::max(load, share / static_cast<double>(requests[s][r]));
+        const double pods = share / static_cast<double>(requests[s][r]);
+        load = load < 0 ? pods : min_count ? std::min(load, pods) : std::max(load, pods);
       }
+      load = std::max(load, 0.0);
+      if (spec.round) load = std::round(load);
       out[s]->set(t, load);
     }
   }

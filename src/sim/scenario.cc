@@ -389,7 +389,8 @@ TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir) {
 }
 
 DemandCyclesDef parse_demand_cycles(const Ctx& c) {
-  check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis"});
+  check_keys(c,
+             {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count", "round"});
   DemandCyclesDef d;
   d.where = c.where();
   if (!c.has("deployments")) c.fail("demand_cycles needs deployments");
@@ -403,6 +404,17 @@ DemandCyclesDef parse_demand_cycles(const Ctx& c) {
   d.spec.mean = c.child("mean").f64();
   d.spec.sd = c.f64_or("sd", 0.0);
   if (d.spec.sd < 0) c.child("sd").fail("expected sd >= 0");
+  if (c.has("round")) d.spec.round = c.child("round").boolean();
+  if (c.has("count")) {
+    const std::string n = c.child("count").str();
+    if (n == "max") {
+      d.spec.count = DemandCycleSpec::Count::kMax;
+    } else if (n == "min") {
+      d.spec.count = DemandCycleSpec::Count::kMin;
+    } else {
+      c.child("count").fail("expected max or min");
+    }
+  }
   Ctx basis = c.child("basis");
   if (basis.defined()) {
     if (basis.node.IsScalar()) {
