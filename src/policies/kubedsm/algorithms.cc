@@ -19,6 +19,12 @@ constexpr double kQosEps = 1e-9;
 // DP can differ from the direct sum by rounding, and a migration for nothing is not free.
 constexpr double kFragEps = 1e-9;
 
+// Scores (eqs 10, 12) within this relative distance are equal: services with equal |P_i|·size(pod)
+// score the same up to rounding, and rounding must not decide between them (the first wins).
+bool higher_score(double a, double b) {
+  return a > b + 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
 ServiceCounts with_moves(ServiceCounts c, const EdgeModel& m, std::span<const uint32_t> to_edge) {
   for (uint32_t p : to_edge) ++c.edge[m.pods[p].service];
   return c;
@@ -94,7 +100,7 @@ std::vector<uint32_t> SchedulerCore::suggest_candidates(const EdgeModel& m) {
           service_qos(config_.qos, sv.qos_target, counts.edge[s] + 1, counts.total[s]) -
           service_qos(config_.qos, sv.qos_target, counts.edge[s], counts.total[s]);
       const double score = gain / pod_size(sv.request, total);
-      if (best < 0 || score > best_score) {
+      if (best < 0 || higher_score(score, best_score)) {
         best = static_cast<int>(s);
         best_score = score;
       }
@@ -153,6 +159,7 @@ Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32
   size_t n = 0;
   while (true) {
     if (sum.fits_in(capacity) && (do_migrate || sum.fits_in(free))) {
+      bool feasible = true;
       double q;
       std::vector<uint32_t> offloads;
       if (do_migrate) {
@@ -160,15 +167,29 @@ Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32
         // leave QoS unchanged, so they are computed for the winning subset only (below).
         offloads = free_edge_as_needed(m, sum, cur);
         ServiceCounts after = cur;
-        for (uint32_t p : offloads) --after.edge[m.pods[p].service];
+        Vec2 avail = free;
+        for (uint32_t p : offloads) {
+          --after.edge[m.pods[p].service];
+          avail += m.request_of(p);
+        }
+        // Offloads that cannot free the need (immovable pods, a full cloud) leave the subset
+        // without room: it is discarded like one larger than the edge (Alg. 3 line 4).
+        feasible = sum.fits_in(avail);
         q = total_qos(config_.qos, m, after);
       } else {
         q = total_qos(config_.qos, m, cur);
       }
-      const bool better =
-          q > best_qos + kQosEps ||
-          (q >= best_qos - kQosEps && (offloads.size() < best_offloads.size() ||
-                                       (offloads.size() == best_offloads.size() && n > best_n)));
+      bool better =
+          feasible &&
+          (q > best_qos + kQosEps ||
+           (q >= best_qos - kQosEps && (offloads.size() < best_offloads.size() ||
+                                        (offloads.size() == best_offloads.size() && n > best_n))));
+      if (better && config_.fit_check == FitCheck::kExact && n > 0) {
+        subset_.clear();
+        for (size_t d = 0; d < dims.size(); ++d)
+          for (uint32_t i = 0; i < k[d]; ++i) subset_.push_back(by_service[dims[d]][i]);
+        better = placeable(m, subset_, offloads);
+      }
       if (better) {
         best_qos = q;
         best_k = k;
@@ -211,6 +232,17 @@ Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32
   return out;
 }
 
+bool SchedulerCore::placeable(const EdgeModel& m, std::span<const uint32_t> to_edge,
+                              std::span<const uint32_t> offloads) {
+  free_work_.resize(m.node_count());
+  for (size_t n = 0; n < m.node_count(); ++n) free_work_[n] = m.free(n);
+  for (uint32_t p : offloads) free_work_[static_cast<size_t>(m.pods[p].node)] += m.request_of(p);
+  vec_scratch_.clear();
+  for (uint32_t p : to_edge) vec_scratch_.push_back(m.request_of(p));
+  return matcher_.match(free_work_, vec_scratch_, FragNorm(m.total_capacity())).matched ==
+         to_edge.size();
+}
+
 // ---- Algorithm 4 ----
 
 void SchedulerCore::best_fit(const EdgeModel& m, std::span<const uint32_t> to_edge, Decision* d) {
@@ -237,19 +269,31 @@ std::vector<uint32_t> SchedulerCore::free_edge_as_needed(const EdgeModel& m, con
     if (m.pods[i].node != kCloud && m.pods[i].movable) cand[m.pods[i].service].push_back(i);
   free_scratch_.resize(m.node_count());
   for (size_t n = 0; n < m.node_count(); ++n) free_scratch_[n] = m.free(n);
+  cloud_scratch_.assign(m.cloud_free.begin(), m.cloud_free.end());
+  // The cloud node an offloaded pod of request r would take (the most free cpu that fits, as the
+  // running scheduler picks it), or -1 when none has room; always 0 for an unbounded cloud.
+  auto cloud_for = [&](const Vec2& r) {
+    if (!m.cloud_bounded) return 0;
+    int pick = -1;
+    for (size_t c = 0; c < cloud_scratch_.size(); ++c)
+      if (r.fits_in(cloud_scratch_[c]) &&
+          (pick < 0 || cloud_scratch_[c].cpu > cloud_scratch_[static_cast<size_t>(pick)].cpu))
+        pick = static_cast<int>(c);
+    return pick;
+  };
 
   while (!need.fits_in(avail)) {
     // Sort by score (eq. 12, re-evaluated after every removal): the least QoS loss per size.
     int best = -1;
     double best_score = 0;
     for (size_t s = 0; s < services; ++s) {
-      if (cand[s].empty()) continue;
+      if (cand[s].empty() || cloud_for(m.services[s].request) < 0) continue;
       const Service& sv = m.services[s];
       const double loss =
           service_qos(config_.qos, sv.qos_target, counts.edge[s] - 1, counts.total[s]) -
           service_qos(config_.qos, sv.qos_target, counts.edge[s], counts.total[s]);
       const double score = loss / pod_size(sv.request, total);
-      if (best < 0 || score > best_score) {
+      if (best < 0 || higher_score(score, best_score)) {
         best = static_cast<int>(s);
         best_score = score;
       }
@@ -270,6 +314,7 @@ std::vector<uint32_t> SchedulerCore::free_edge_as_needed(const EdgeModel& m, con
     }
     const uint32_t pod = pods[pick];
     pods.erase(pods.begin() + static_cast<std::ptrdiff_t>(pick));
+    if (m.cloud_bounded) cloud_scratch_[static_cast<size_t>(cloud_for(r))] -= r;
     freed.push_back(pod);
     avail += r;
     free_scratch_[m.pods[pod].node] += r;

@@ -33,11 +33,20 @@ enum class SuggestBudget : uint8_t {
                  // freeEdgeAsNeeded can offload pods of over-served services (the default)
 };
 
+// How makeDecision decides that a subset toEdge fits the edge (Alg. 3 lines 3–15; README
+// "Feasibility").
+enum class FitCheck : uint8_t {
+  kApproximate,  // the paper: toEdge's total against the edge's (free) total; applyDecision's match
+                 // sends what does not fit a node to the cloud (the default)
+  kExact,        // a subset must also be matchable node by node (after its offloads)
+};
+
 struct Config {
   QosParams qos;
   int m_c2e = 5;  // M_C2E: most cloud pods brought to the edge per suggestion
   int m_er = 3;   // M_ER: most pods reordered inside the edge per suggestion
   SuggestBudget suggest_budget = SuggestBudget::kReclaimable;
+  FitCheck fit_check = FitCheck::kApproximate;
 
   // Throws InputError on parameters outside their domain (negative limits, eq. 5).
   void validate() const;
@@ -84,8 +93,15 @@ class SchedulerCore {
   // Algorithm 3. `candidates` must be cloud pods of `m`. Subsets are enumerated as count vectors
   // per service (pods of one service are interchangeable for QoS and resources), which visits
   // every subset up to a permutation of identical pods. Ties in QoS (within 1e-9) go to fewer
-  // offloads, then to more pods on the edge, then to the first subset found.
+  // offloads, then to more pods on the edge, then to the first subset found. With migration, a
+  // subset whose offloads cannot free its resources (immovable pods, a full cloud) is discarded.
+  // With FitCheck::kExact, a subset that would become the best is kept only if match places all
+  // its pods on the edge after its offloads (so the best feasible subset wins).
   Decision make_decision(const EdgeModel& m, std::span<const uint32_t> candidates, bool do_migrate);
+
+  // Whether match places every pod of `to_edge` on the edge once `offloads` have left.
+  bool placeable(const EdgeModel& m, std::span<const uint32_t> to_edge,
+                 std::span<const uint32_t> offloads);
 
   // Algorithm 4: offloads freeing `to_edge`'s resources, then reorderings of the edge after them.
   void best_fit(const EdgeModel& m, std::span<const uint32_t> to_edge, Decision* d);
@@ -95,6 +111,8 @@ class SchedulerCore {
   // edge's free resources cover `need` or no movable edge pod is left. `counts` is the QoS state
   // the scores are computed in (README: the state with the decision's edge pods already counted).
   // Among pods of the chosen service, the one whose removal lowers fragmentation most leaves.
+  // With a bounded cloud (EdgeModel::cloud_bounded) only pods that still find room on a cloud node
+  // are candidates (each taking the room of the cloud node with the most free cpu that fits it).
   std::vector<uint32_t> free_edge_as_needed(const EdgeModel& m, const Vec2& need,
                                             ServiceCounts counts);
 
@@ -123,9 +141,11 @@ class SchedulerCore {
   std::vector<Group> groups_;
   std::vector<uint32_t> chosen_count_;  // per group
   std::vector<Vec2> free_scratch_;
+  std::vector<Vec2> cloud_scratch_;
   std::vector<Vec2> free_work_;
   std::vector<Vec2> vec_scratch_;
   std::vector<uint32_t> removed_;
+  std::vector<uint32_t> subset_;  // makeDecision's toEdge (FitCheck::kExact)
   double least_frag_ = 0;
   std::vector<uint32_t> best_removed_;
   std::vector<int32_t> best_targets_;

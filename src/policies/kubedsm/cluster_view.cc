@@ -72,12 +72,28 @@ ClusterView build_view(const ClusterState& s, const ViewOptions& o, std::span<co
     if (!accepts_pods(node)) used = {std::max(used.cpu, cap.cpu), std::max(used.mem, cap.mem)};
     m.used.back() = used;
   }
+  // Cloud nodes pods may go to, with their free room (the model's bounded cloud).
+  std::vector<NodeId> cloud_nodes;
+  m.cloud_bounded = o.bounded_cloud;
+  for (NodeId n : s.nodes()) {
+    const Node& node = s.node(n);
+    if (is_edge_node(node) || !accepts_pods(node)) continue;
+    cloud_nodes.push_back(n);
+    const Resources free = s.free_of(n);
+    m.cloud_free.push_back({free[kCpu], free[kMemory]});
+  }
   // Room that plans will still bind.
   for (const fw::PendingBind& b : plans.pending_binds()) {
+    const Vec2 r = b.pod != kNoPod ? sizing_request(*s.pod(b.pod).spec)
+                                   : Vec2{b.request[kCpu], b.request[kMemory]};
     const int32_t e = v.edge_index(b.node);
-    if (e == kCloud) continue;
-    m.used[static_cast<size_t>(e)] += b.pod != kNoPod ? sizing_request(*s.pod(b.pod).spec)
-                                                      : Vec2{b.request[kCpu], b.request[kMemory]};
+    if (e != kCloud) {
+      m.used[static_cast<size_t>(e)] += r;
+      continue;
+    }
+    // As KubeDsm::choose_cloud counts it.
+    for (size_t c = 0; c < cloud_nodes.size(); ++c)
+      if (cloud_nodes[c] == b.node) m.cloud_free[c] -= Vec2{b.request[kCpu], b.request[kMemory]};
   }
 
   std::map<std::string, uint32_t> service_of;

@@ -33,6 +33,9 @@ struct ViewOptions {
   StrId scheduler_name = intern("kubedsm");
   std::map<std::string, double> qos_targets;  // service key → Q_i (after annotations)
   double default_qos = 1.0;
+  // Offloads need room on a cloud node (EdgeModel::cloud_bounded); false: the paper's unbounded
+  // cloud (§4.1.1).
+  bool bounded_cloud = true;
   // Pods being deleted (they still hold their node until PodDeleted); optional.
   std::function<bool(PodId)> terminating;
 };

@@ -22,6 +22,7 @@ KubeDsm::KubeDsm(fw::ClusterBackend& backend, Options options)
   view_opts_.scheduler_name = intern(opts_.scheduler_name);
   view_opts_.qos_targets = opts_.qos_targets;
   view_opts_.default_qos = opts_.default_qos;
+  view_opts_.bounded_cloud = opts_.bounded_cloud;
   plan_opts_.style = opts_.migration;
   plan_opts_.wait_running = opts_.wait_running;
   plan_opts_.step_timeout_us = opts_.step_timeout_us;

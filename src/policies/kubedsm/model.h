@@ -60,6 +60,11 @@ struct EdgeModel {
   // scheduler does not manage (other pods, reservations of plans in flight).
   std::vector<Vec2> used;
   std::vector<ModelPod> pods;
+  // Room left on each cloud node pods can be offloaded to. The paper assumes one cloud node of
+  // unbounded capacity (§4.1.1); its evaluation's cloud node (N5, Table 4) is finite and fills up
+  // at high load, and an offload with nowhere to go cannot run. Unbounded unless cloud_bounded.
+  bool cloud_bounded = false;
+  std::vector<Vec2> cloud_free;
 
   size_t node_count() const { return capacity.size(); }
   Vec2 free(size_t node) const { return capacity[node] - used[node]; }

@@ -54,12 +54,13 @@ Options parse_options(const yaml::Ctx& args) {
       "mC2E",          "mER",          "alpha",          "beta",          "gamma",
       "suggestBudget", "migration",    "waitForRunning", "batchWindow",   "maxBatch",
       "suggestPeriod", "resyncPeriod", "stepTimeout",    "schedulerName", "defaultQosTarget",
-      "qosTargets"};
+      "qosTargets",    "boundedCloud", "fitCheck"};
   for (const std::string& k : args.keys())
     if (!known.count(k))
       args.child(k).fail(
           "unknown KubeDSM setting (known: mC2E, mER, alpha, beta, gamma, "
-          "suggestBudget, migration, waitForRunning, batchWindow, maxBatch, "
+          "suggestBudget, fitCheck, migration, waitForRunning, boundedCloud, batchWindow, "
+          "maxBatch, "
           "suggestPeriod, resyncPeriod, stepTimeout, schedulerName, "
           "defaultQosTarget, qosTargets)");
   auto int_in = [&](const char* key, int lo, int hi, int def) {
@@ -84,6 +85,16 @@ Options parse_options(const yaml::Ctx& args) {
     else
       c.fail(fmt::format("expected \"reclaimable\" or \"free\", got \"{}\"", v));
   }
+  if (args.has("fitCheck")) {
+    const yaml::Ctx c = args.child("fitCheck");
+    const std::string v = c.str();
+    if (v == "approximate")
+      o.core.fit_check = FitCheck::kApproximate;
+    else if (v == "exact")
+      o.core.fit_check = FitCheck::kExact;
+    else
+      c.fail(fmt::format("expected \"approximate\" or \"exact\", got \"{}\"", v));
+  }
   if (args.has("migration")) {
     const yaml::Ctx c = args.child("migration");
     const std::string v = c.str();
@@ -95,6 +106,7 @@ Options parse_options(const yaml::Ctx& args) {
       c.fail(fmt::format("expected \"delete-first\" or \"create-first\", got \"{}\"", v));
   }
   o.wait_running = args.bool_or("waitForRunning", o.wait_running);
+  o.bounded_cloud = args.bool_or("boundedCloud", o.bounded_cloud);
   if (args.has("batchWindow")) o.batch_window_us = parse_duration_us(args.child("batchWindow"));
   o.max_batch = static_cast<size_t>(int_in("maxBatch", 1, 64, static_cast<int>(o.max_batch)));
   if (args.has("suggestPeriod"))

@@ -7,8 +7,10 @@
 //   beta: 0.1
 //   gamma: 100
 //   suggestBudget: reclaimable   # or "free" (the literal Alg. 2 line 5)
+//   fitCheck: approximate        # or "exact": makeDecision's subsets must be matchable per node
 //   migration: delete-first      # or "create-first"
 //   waitForRunning: true         # delete-first: wait until the replacement runs
+//   boundedCloud: true           # offloads need room on a cloud node; false: unbounded (§4.1.1)
 //   batchWindow: 1s              # immediateSchedule waits this long to gather a batch
 //   maxBatch: 20                 # pods per immediateSchedule call
 //   suggestPeriod: 10s           # suggest() every ...
@@ -36,6 +38,7 @@ struct Options {
   Config core;
   MigrationStyle migration = MigrationStyle::kDeleteFirst;
   bool wait_running = true;
+  bool bounded_cloud = true;  // offloads need room on a cloud node (README "A finite cloud")
   int64_t batch_window_us = 1'000'000;
   size_t max_batch = 20;
   int64_t suggest_period_us = 10'000'000;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "core/error.h"
@@ -93,12 +94,165 @@ TEST(MakeDecision, WithMigrationEqualsBruteForceOverAllSubsets) {
       ServiceCounts c = count_pods(in.m);
       for (uint32_t p : s) ++c.edge[in.m.pods[p].service];
       const std::vector<uint32_t> off = core.free_edge_as_needed(in.m, sum, c);
+      // Offloads that cannot free the need (immovable pods) leave the subset without room.
+      if (!sum.fits_in(in.m.total_free() + sum_requests(in.m, off))) continue;
       best = std::max(best, qos_with(core.config().qos, in.m, s, off));
     }
     const Decision d = core.make_decision(in.m, in.candidates, true);
     EXPECT_NEAR(d.qos, best, 1e-9);
     EXPECT_NEAR(qos_with(core.config().qos, in.m, d.to_edge, d.offloads), d.qos, 1e-9);
   }
+}
+
+// Whether `pods` can be packed into the nodes' free room (after `offloads` left), by trying every
+// assignment of pods to nodes.
+bool packs(const EdgeModel& m, const std::vector<uint32_t>& pods,
+           const std::vector<uint32_t>& offloads) {
+  std::vector<Vec2> free(m.node_count());
+  for (size_t n = 0; n < m.node_count(); ++n) free[n] = m.free(n);
+  for (uint32_t p : offloads) free[static_cast<size_t>(m.pods[p].node)] += m.request_of(p);
+  std::function<bool(size_t)> place = [&](size_t i) {
+    if (i == pods.size()) return true;
+    const Vec2& r = m.request_of(pods[i]);
+    for (Vec2& f : free) {
+      if (!r.fits_in(f)) continue;
+      f -= r;
+      const bool ok = place(i + 1);
+      f += r;
+      if (ok) return true;
+    }
+    return false;
+  };
+  return place(0);
+}
+
+// Property: with FitCheck::kExact, makeDecision's QoS is the best over the subsets that pack node
+// by node (after their offloads), with and without migration, and its edge pods do pack.
+TEST(MakeDecision, ExactFitEqualsBruteForceOverPackableSubsets) {
+  Rng rng(404);
+  Config cfg;
+  cfg.fit_check = FitCheck::kExact;
+  SchedulerCore core(cfg);
+  for (int iter = 0; iter < 300; ++iter) {
+    const Instance in = random_instance(rng, 5);
+    const bool migrate = iter % 2 == 1;
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    double best = kNegInf;
+    for (uint32_t mask = 0; mask < (1u << in.candidates.size()); ++mask) {
+      const std::vector<uint32_t> s = subset(in.candidates, mask);
+      const Vec2 sum = sum_requests(in.m, s);
+      if (!sum.fits_in(in.m.total_capacity())) continue;
+      std::vector<uint32_t> off;
+      if (migrate) {
+        ServiceCounts c = count_pods(in.m);
+        for (uint32_t p : s) ++c.edge[in.m.pods[p].service];
+        off = core.free_edge_as_needed(in.m, sum, c);
+      }
+      if (!sum.fits_in(in.m.total_free() + sum_requests(in.m, off))) continue;
+      if (!packs(in.m, s, off)) continue;
+      best = std::max(best, qos_with(core.config().qos, in.m, s, off));
+    }
+    const Decision d = core.make_decision(in.m, in.candidates, migrate);
+    EXPECT_NEAR(d.qos, best, 1e-9);
+    EXPECT_TRUE(packs(in.m, d.to_edge, d.offloads));
+  }
+}
+
+TEST(MakeDecision, ApproximateFitKeepsASubsetThatNoNodeHolds) {
+  // Two nodes with 1 free core/unit each; a 2-unit pod fits the edge's free total but no node.
+  // The paper's aggregate test (Alg. 3 line 13) sends it to the edge, where match fails and
+  // applyDecision redirects it to the cloud; the exact check sends the 1-unit pod instead.
+  EdgeModel m;
+  m.add_node(units(4, 4));
+  m.add_node(units(4, 4));
+  const uint32_t small = m.add_service("small", units(1, 1), 1.0);
+  const uint32_t wide = m.add_service("wide", units(2, 2), 1.0);
+  for (int i = 0; i < 3; ++i) m.add_pod(small, 0, false);
+  for (int i = 0; i < 3; ++i) m.add_pod(small, 1, false);
+  m.add_pod(wide, 0, false);  // |P_wide| = 2: a wide pod is worth α/2, a small one α/7
+  const uint32_t w = m.add_pod(wide, kCloud, false);
+  const uint32_t sm = m.add_pod(small, kCloud, false);
+  m.used[0] = units(3, 3);  // node 0 holds 3 small pods; the edge wide pod is counted elsewhere
+  const std::vector<uint32_t> batch = {w, sm};
+
+  SchedulerCore approx;
+  const Placement a = approx.immediate_schedule(m, batch);
+  EXPECT_EQ(a.decision.to_edge, std::vector<uint32_t>{w});
+  EXPECT_TRUE(a.edge.empty());  // match cannot place it
+  EXPECT_EQ(a.cloud.size(), 2u);
+
+  Config cfg;
+  cfg.fit_check = FitCheck::kExact;
+  SchedulerCore exact(cfg);
+  const Placement e = exact.immediate_schedule(m, batch);
+  EXPECT_EQ(e.decision.to_edge, std::vector<uint32_t>{sm});
+  ASSERT_EQ(e.edge.size(), 1u);
+  EXPECT_EQ(e.edge[0].pod, sm);
+}
+
+TEST(FreeEdgeAsNeeded, OnlyOffloadsPodsThatFindRoomOnABoundedCloud) {
+  // The edge is full of a (1 unit) and b (2 units) pods; the cloud has 1 unit left. b's pods would
+  // be the cheaper loss, but only a's fit on the cloud; with an unbounded cloud b leaves.
+  EdgeModel m;
+  m.add_node(units(4, 4));
+  const uint32_t a = m.add_service("a", units(1, 1), 1.0);
+  const uint32_t b = m.add_service("b", units(2, 2), 1.0);
+  m.add_pod(a, 0);
+  m.add_pod(a, 0);
+  for (int i = 0; i < 4; ++i) m.add_pod(b, kCloud, false);
+  const uint32_t b_edge = m.add_pod(b, 0);
+  SchedulerCore core;
+  const ServiceCounts c = count_pods(m);
+  const std::vector<uint32_t> unbounded = core.free_edge_as_needed(m, units(1, 1), c);
+  ASSERT_EQ(unbounded.size(), 1u);
+  EXPECT_EQ(unbounded[0], b_edge);
+
+  m.cloud_bounded = true;
+  m.cloud_free = {units(1, 1)};
+  const std::vector<uint32_t> bounded = core.free_edge_as_needed(m, units(1, 1), c);
+  ASSERT_EQ(bounded.size(), 1u);
+  EXPECT_EQ(m.pods[bounded[0]].service, a);
+  // Room for one offload only: a second a pod cannot leave, so 2 units cannot be freed.
+  const std::vector<uint32_t> two = core.free_edge_as_needed(m, units(2, 2), c);
+  EXPECT_EQ(two.size(), 1u);
+  m.cloud_free = {};
+  EXPECT_TRUE(core.free_edge_as_needed(m, units(1, 1), c).empty());
+}
+
+TEST(MakeDecision, DiscardsASubsetWhoseOffloadsHaveNowhereToGo) {
+  // The edge is full of a's pods (target 0.5, over-served); b (target 0.5) waits on the cloud.
+  // Swapping an a pod for b would raise QoS, but the cloud has no room for the offload.
+  EdgeModel m;
+  m.add_node(units(2, 2));
+  const uint32_t a = m.add_service("a", units(1, 1), 0.5);
+  const uint32_t b = m.add_service("b", units(1, 1), 0.5);
+  m.add_pod(a, 0);
+  m.add_pod(a, 0);
+  const uint32_t bc = m.add_pod(b, kCloud);
+  SchedulerCore core;
+  EXPECT_EQ(core.make_decision(m, std::vector<uint32_t>{bc}, true).to_edge.size(), 1u);
+  m.cloud_bounded = true;
+  m.cloud_free = {units(0, 0)};
+  const Decision d = core.make_decision(m, std::vector<uint32_t>{bc}, true);
+  EXPECT_TRUE(d.to_edge.empty());
+  EXPECT_TRUE(d.offloads.empty());
+}
+
+TEST(SuggestCandidates, EqualScoresGoToTheFirstService) {
+  // Eq. 10's score is α/(|P_i|·size): x has 6 pods of size s, y 3 pods of size 2s, all on the
+  // cloud, so both score α/(6s). The first service in model order wins the tie, not rounding.
+  EdgeModel m;
+  m.add_node(units(3, 7));
+  const uint32_t x = m.add_service("x", units(1, 1), 1.0);
+  const uint32_t y = m.add_service("y", units(2, 2), 1.0);
+  for (int i = 0; i < 6; ++i) m.add_pod(x, kCloud);
+  for (int i = 0; i < 3; ++i) m.add_pod(y, kCloud);
+  Config cfg;
+  cfg.m_c2e = 1;
+  SchedulerCore core(cfg);
+  const std::vector<uint32_t> first = core.suggest_candidates(m);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(m.pods[first[0]].service, x);
 }
 
 // makeDecision's feasibility test without migration is the aggregate one (Alg. 3 line 13), a

@@ -10,6 +10,7 @@
 #include "../../framework/queued_backend.h"
 #include "core/error.h"
 #include "core/yaml_util.h"
+#include "policies/kubedsm/cluster_view.h"
 #include "policies/kubedsm/plan_builder.h"
 #include "random_models.h"
 
@@ -175,6 +176,23 @@ TEST(KubeDsm, SuggestMigratesCloudPodsToFreedEdgeRoom) {
   EXPECT_EQ(k.stats().migrations_done, k.stats().migrations_planned);
   EXPECT_EQ(k.stats().plans_cancelled, 0u);
   EXPECT_TRUE(nodes_within_capacity(be.state()));
+}
+
+TEST(ClusterView, CloudNodesRoomBoundsOffloads) {
+  ClusterState s = paper_cluster();
+  auto d = service_spec(2, 1900);
+  const PodId p = add_pod(s, "D", 0, d);
+  s.assign(p, 3);  // N5
+  QueuedBackend be(std::move(s));
+  fw::PlanExecutor plans(be);
+  ViewOptions o;
+  const ClusterView v = build_view(be.state(), o, {}, plans);
+  EXPECT_TRUE(v.model.cloud_bounded);
+  ASSERT_EQ(v.model.cloud_free.size(), 1u);
+  EXPECT_EQ(v.model.cloud_free[0].cpu, 20'000);
+  EXPECT_EQ(v.model.cloud_free[0].mem, 17 * 1024 * kMi - 1900 * kMi);
+  o.bounded_cloud = false;
+  EXPECT_FALSE(build_view(be.state(), o, {}, plans).model.cloud_bounded);
 }
 
 TEST(KubeDsm, CreateFirstMigrationKeepsTheOriginalUntilTheCopyRuns) {
@@ -400,6 +418,24 @@ TEST(Options, ParsesTheDocumentedFields) {
   EXPECT_EQ(o.step_timeout_us, 1'500'000);
   EXPECT_EQ(o.max_batch, 10u);
   EXPECT_DOUBLE_EQ(o.qos_targets.at("D"), 0.1);
+}
+
+TEST(Options, FitCheckAndBoundedCloud) {
+  const Options d = parse_options(ctx("mC2E: 5\n"));
+  EXPECT_EQ(d.core.fit_check, FitCheck::kApproximate);
+  EXPECT_TRUE(d.bounded_cloud);
+  const Options o = parse_options(ctx("fitCheck: exact\nboundedCloud: false\n"));
+  EXPECT_EQ(o.core.fit_check, FitCheck::kExact);
+  EXPECT_FALSE(o.bounded_cloud);
+  try {
+    parse_options(ctx("fitCheck: tight\n"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "kubedsm.yaml:1: args.fitCheck: expected \"approximate\" or \"exact\""),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Options, BadValuesNameTheField) {
