@@ -55,6 +55,8 @@ std::string scenario_yaml(const RunSpec& r) {
   if (kubedsm) {
     std::string args =
         fmt::format("mC2E: {}, mER: {}, suggestBudget: {}", r.m_c2e, r.m_er, r.suggest_budget);
+    if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
+    if (!r.bounded_cloud) args += ", boundedCloud: false";
     if (!r.qos.empty()) {
       std::string q;
       for (const auto& [d, v] : r.qos) q += fmt::format("{}{}: {}", q.empty() ? "" : ", ", d, v);
@@ -67,10 +69,13 @@ std::string scenario_yaml(const RunSpec& r) {
   }
   // Table 4 (the master N1 runs no workload).
   y += "cluster:\n"
-       "  nodes:\n"
-       "  - {name: N2, cpu: 5, memory: 5Gi, tier: edge}\n"
-       "  - {name: N3, cpu: 4, memory: 4Gi, tier: edge}\n"
-       "  - {name: N4, cpu: 7, memory: 5Gi, tier: edge}\n";
+       "  nodes:\n";
+  if (r.edge == "single")
+    y += "  - {name: E, cpu: 16, memory: 14Gi, tier: edge}  # N2 + N3 + N4 as one node\n";
+  else
+    y += "  - {name: N2, cpu: 5, memory: 5Gi, tier: edge}\n"
+         "  - {name: N3, cpu: 4, memory: 4Gi, tier: edge}\n"
+         "  - {name: N4, cpu: 7, memory: 5Gi, tier: edge}\n";
   y += "  - {name: N5, cpu: 22, memory: 17Gi, tier: cloud";
   if (k8s) y += ", taints: [{key: orrery.io/tier, value: cloud, effect: PreferNoSchedule}]";
   y += "}\n";
@@ -88,9 +93,9 @@ std::string scenario_yaml(const RunSpec& r) {
     y += "    hpa: {maxReplicas: 40, behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
   }
   y += fmt::format(
-      "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: "
-      "{}}}\n",
-      r.cycles, num(r.period_s), num(r.mean), num(r.sd));
+      "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
+      "count: {}, round: {}}}\n",
+      r.cycles, num(r.period_s), num(r.mean), num(r.sd), r.demand_count, r.demand_round);
   return y;
 }
 

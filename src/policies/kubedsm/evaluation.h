@@ -3,6 +3,14 @@
 // equally across the services, an HPA per service turning demand into replicas, one pod per
 // service at start. Scenario names are "<mean>_<sd>" as in the paper ("1.5_0.4").
 //
+// Workload (§6.2, docs/repro/kubedsm.md "Workload"): each service's equal share of the cycle's
+// edge resources becomes the pods whose requests match the share on the scarcer resource, rounded
+// to whole pods (`count: min, round: true` of the simulator's demand_cycles), so that scenario
+// "1.0" asks for the edge's binding resource (memory) in full on average. The other reading
+// (`demand_count` "max", `demand_round` false: the pods the share pays for on the more plentiful
+// resource, rounded up by the HPA) gives the memory-heavy service B twice its share of memory
+// and asks for 133 % of the edge's memory at "1.0"; it stays selectable.
+//
 // Schedulers: KubeDSM (with M_C2E/M_ER variants and QoS targets), the Sencillo baselines
 // (random, bef, sef, cf) and K8S (kube-default with the cloud node tainted PreferNoSchedule and
 // pods preferring edge nodes, as the authors configured it).
@@ -31,7 +39,15 @@ struct RunSpec {
   int m_c2e = 5;
   int m_er = 3;
   std::string suggest_budget = "reclaimable";
+  std::string fit_check = "approximate";  // or "exact" (fitCheck)
+  bool bounded_cloud = true;          // false: the paper's unbounded cloud (boundedCloud: false)
   std::map<std::string, double> qos;  // deployment → Q_i (absent: 1)
+  // Workload model (see above): "min" or "max"; whole pods (nearest) or a fractional load.
+  std::string demand_count = "min";
+  bool demand_round = true;
+  // The edge: "table4" (N2, N3, N4) or "single" (one node with their total capacity: a bound on
+  // what any reordering of the edge could gain).
+  std::string edge = "table4";
   uint64_t seed = 1;
   int cycles = 12;
   double period_s = 90;

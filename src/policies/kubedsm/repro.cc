@@ -59,6 +59,9 @@ struct Point {
 // Per-point values over seeds.
 struct Samples {
   std::vector<double> edge, edge_sd, migrations;
+  // Per run: the mean over cycles of min(1, 1/f), f the cycle's drawn demand fraction — a
+  // ceiling on any scheduler's edge ratio (docs/repro/kubedsm.md "Absolute edge ratios").
+  std::vector<double> ceiling;
   std::map<std::string, std::vector<double>> deployment;
 };
 
@@ -108,6 +111,50 @@ std::vector<Point> plan(bool quick) {
       r.suggest_budget = budget;
       pts.push_back(
           {"budget", scenario_name(m, 0.4), std::string("KubeDSM (budget ") + budget + ")", r});
+    }
+  // The workload reading (docs/repro/kubedsm.md "Workload"): pods per service from the share of
+  // the scarcer resource, whole (the default), or of the more plentiful one, rounded up by the HPA.
+  for (double m : means)
+    for (const char* policy : {"kubedsm", "k8s", "bef"})
+      for (const bool max : {false, true}) {
+        RunSpec r = spec(m, 0.4);
+        r.policy = policy;
+        if (max) {
+          r.demand_count = "max";
+          r.demand_round = false;
+        }
+        const std::string label = std::string(policy == std::string("kubedsm") ? "KubeDSM"
+                                              : policy == std::string("k8s")   ? "K8S"
+                                                                               : "BEF") +
+                                  (max ? " (max)" : " (min)");
+        pts.push_back({"workload", scenario_name(m, 0.4), label, r});
+      }
+  // Fragmentation bound for Fig. 10: the edge as one node of the same total capacity, where
+  // nothing can be fragmented and reordering has nothing to do.
+  for (double m : means)
+    for (const bool single : {false, true})
+      for (const Variant& v : {kVariants[0], kVariants[3]}) {
+        RunSpec r = spec(m, 0.4);
+        r.m_c2e = v.m_c2e;
+        r.m_er = v.m_er;
+        if (single) r.edge = "single";
+        pts.push_back({"edge", scenario_name(m, 0.4),
+                       std::string(v.label) + (single ? " (one edge node)" : " (Table 4)"), r});
+      }
+  // makeDecision's feasibility: the paper's aggregate test vs subsets that match node by node.
+  for (double m : means)
+    for (const char* fit : {"approximate", "exact"}) {
+      RunSpec r = spec(m, 0.4);
+      r.fit_check = fit;
+      pts.push_back({"fit", scenario_name(m, 0.4), std::string("KubeDSM (") + fit + " fit)", r});
+    }
+  // The paper's unbounded cloud (§4.1.1) vs offloads that need room on N5.
+  for (double m : means)
+    for (const bool bounded : {true, false}) {
+      RunSpec r = spec(m, 0.4);
+      r.bounded_cloud = bounded;
+      pts.push_back({"cloud", scenario_name(m, 0.4),
+                     bounded ? "KubeDSM (bounded cloud)" : "KubeDSM (unbounded cloud)", r});
     }
   return pts;
 }
@@ -238,10 +285,11 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
        {std::tuple<const char*, const char*, const char*>{"fig4", "80%", "13.4%"},
         {"fig5", "78%", "18.9%"}}) {
     const FigureLayout l = layout(pts, fig);
-    double k = 0, gain = 0, pp = 0;
+    double k = 0, gain = 0, pp = 0, ceiling = 0;
     int lowest_sd = 0;
     for (const std::string& g : l.groups) {
       const double kd = edge(fig, g, "KubeDSM");
+      if (const Samples* ks = find(m, fig, g, "KubeDSM")) ceiling += mean_of(ks->ceiling);
       double best = -1;
       for (const std::string& s : l.series)
         if (s != "KubeDSM") best = std::max(best, edge(fig, g, s));
@@ -260,6 +308,9 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
     const std::string F = fig == std::string("fig4") ? "Fig. 4" : "Fig. 5";
     add(std::string(fig) + "_kubedsm_edge_ratio", F + ": KubeDSM's average edge ratio", paper_avg,
         k / n, report::Format::kPercent);
+    add(std::string(fig) + "_ceiling",
+        F + ": ceiling on any scheduler's edge ratio, mean over cycles of min(1, 1/f)", "—",
+        ceiling / n, report::Format::kPercent);
     add(std::string(fig) + "_gain_relative",
         F + ": KubeDSM over the best baseline (relative, averaged over scenarios)", paper_gain,
         gain / n, report::Format::kPercent);
@@ -344,6 +395,10 @@ ReproResult run_repro(const ReproOptions& o) {
       s.edge.push_back(res.edge_ratio);
       s.edge_sd.push_back(res.edge_ratio_sd);
       s.migrations.push_back(static_cast<double>(res.migrations));
+      double ceil_sum = 0;
+      for (double f : res.fractions) ceil_sum += f <= 1 ? 1.0 : 1.0 / f;
+      if (!res.fractions.empty())
+        s.ceiling.push_back(ceil_sum / static_cast<double>(res.fractions.size()));
       for (const auto& [d, v] : res.deployments) s.deployment[d].push_back(v);
     }
   }
@@ -351,7 +406,7 @@ ReproResult run_repro(const ReproOptions& o) {
   // runs.csv
   std::string csv =
       "scenario,mean,sd,policy,m_c2e,m_er,suggest_budget,qos_targets,seed,edge_ratio,"
-      "edge_ratio_sd,A,B,C,D,migrations\n";
+      "edge_ratio_sd,A,B,C,D,migrations,demand,edge,bounded_cloud\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSpec& r = runs[i];
     const RunResult& res = results[i];
@@ -365,7 +420,9 @@ ReproResult run_repro(const ReproOptions& o) {
       auto it = res.deployments.find(d);
       csv += "," + (it == res.deployments.end() ? std::string() : fmt_double(it->second));
     }
-    csv += fmt::format(",{}\n", res.migrations);
+    csv +=
+        fmt::format(",{},{}{},{},{}\n", res.migrations, r.demand_count,
+                    r.demand_round ? "-round" : "", r.edge, k ? (r.bounded_cloud ? "1" : "0") : "");
   }
   write_file_atomic(o.out_dir + "/runs.csv", csv);
 
@@ -404,8 +461,9 @@ ReproResult run_repro(const ReproOptions& o) {
       .paragraph(
           "Cluster of Table 4 (edge N2 5 cores/5 GiB, N3 4/4, N4 7/5; cloud N5 22/17), services "
           "A–D of Table 5, 12 demand cycles of 90 s: each cycle's edge-resource fraction is drawn "
-          "from Normal(mean, sd), split equally over the services, and an HPA per service turns "
-          "it into replicas (one pod each at start). Scenario names are mean_sd as in the paper. "
+          "from Normal(mean, sd), split equally over the services and turned into whole pods on "
+          "the scarcer resource, and an HPA per service follows it (one pod each at start). "
+          "Scenario names are mean_sd as in the paper. "
           "Edge ratio: each deployment's share of running pods on edge nodes, averaged over time "
           "(1 s samples) and over deployments.")
       .paragraph(fmt::format(
@@ -456,6 +514,45 @@ ReproResult run_repro(const ReproOptions& o) {
           "(the literal pseudo-code), so it never offloads edge pods. 'reclaimable' "
           "(orrery's default): free resources plus those of movable edge pods.")
       .chart(bars(samples, pts, "budget", "Edge ratio by suggest budget", "scenario (mean_sd)",
+                  "edge ratio", Format::kPercent, edge_of));
+  doc.section("Extra — the workload reading (§6.2)")
+      .paragraph(
+          "(min), the default: a service's share of the cycle's resources becomes the pods whose "
+          "requests match the share on the scarcer resource, rounded to whole pods, so that a "
+          "scenario 1.0 uses the edge's binding resource (memory) fully. (max): the pods the "
+          "share pays for on the more plentiful resource, rounded up by the HPA; the "
+          "memory-heavy service B then uses twice its share of memory and '1.0' asks for 133 % "
+          "of the edge's memory.")
+      .chart(bars(samples, pts, "workload", "Edge ratio by workload reading", "scenario (mean_sd)",
+                  "edge ratio", Format::kPercent, edge_of))
+      .chart(bars(samples, pts, "workload", "Std-dev across deployments by workload reading",
+                  "scenario (mean_sd)", "std-dev of edge ratio", Format::kPercent, sd_of),
+             "Lower means the deployments are treated more evenly.");
+  doc.section("Extra — how much fragmentation costs (Fig. 10)")
+      .paragraph(
+          "The same runs with the three edge nodes replaced by one node of their total capacity "
+          "(16 cores, 14 GiB): nothing can be fragmented there, so the gap bounds what any "
+          "reordering of the edge could recover (including what no reordering can: pods that "
+          "do not divide a node's capacity).")
+      .chart(bars(samples, pts, "edge", "Edge ratio: Table 4 edge vs one edge node",
+                  "scenario (mean_sd)", "edge ratio", Format::kPercent, edge_of));
+  doc.section("Extra — makeDecision's feasibility test (Alg. 3)")
+      .paragraph(
+          "'approximate' (the paper, the default): a subset fits if its total fits the edge's "
+          "total; applyDecision's match sends what no node holds to the cloud. At saturation "
+          "suggest can then pick, every time, a pod that fits the edge's free total but no node, "
+          "and never the pod that would fit. 'exact' (fitCheck: exact): a subset must also match "
+          "node by node.")
+      .chart(bars(samples, pts, "fit", "Edge ratio by feasibility test", "scenario (mean_sd)",
+                  "edge ratio", Format::kPercent, edge_of))
+      .chart(bars(samples, pts, "fit", "Std-dev across deployments by feasibility test",
+                  "scenario (mean_sd)", "std-dev of edge ratio", Format::kPercent, sd_of));
+  doc.section("Extra — a finite cloud")
+      .paragraph(
+          "The paper's model has one unbounded cloud node (§4.1.1); its testbed's N5 is finite "
+          "and fills up at high load. 'bounded' (the default) only offloads pods that find room "
+          "on a cloud node; 'unbounded' (boundedCloud: false) offloads regardless.")
+      .chart(bars(samples, pts, "cloud", "Edge ratio by cloud model", "scenario (mean_sd)",
                   "edge ratio", Format::kPercent, edge_of));
   const std::string html = o.out_dir + "/kubedsm.html";
   doc.write(html);

@@ -4,7 +4,9 @@
 
 #include <functional>
 
+#include "core/error.h"
 #include "policies/kubedsm/evaluation.h"
+#include "sim/demand.h"
 #include "sim/scenario.h"
 
 namespace orrery::kubedsm {
@@ -12,28 +14,72 @@ namespace {
 
 constexpr int kSeeds = 8;
 
-// Mean edge ratio (or one deployment's) of `spec` over seeds 1..kSeeds.
-double mean_edge(RunSpec spec, const std::string& deployment = "") {
+// Runs of `spec` with seeds 1..seeds.
+std::vector<RunResult> runs(RunSpec spec, int seeds = kSeeds) {
   std::vector<RunSpec> specs;
-  for (int s = 1; s <= kSeeds; ++s) {
+  for (int s = 1; s <= seeds; ++s) {
     spec.seed = static_cast<uint64_t>(s);
     specs.push_back(spec);
   }
-  double sum = 0;
-  for (const RunResult& r : run_all(specs, 2))
-    sum += deployment.empty() ? r.edge_ratio : r.deployments.at(deployment);
-  return sum / kSeeds;
+  return run_all(specs, 2);
 }
 
-// Issue acceptance: KubeDSM's edge ratio beats every baseline on 1.5_0.4.
+// Mean edge ratio (or one deployment's) of `spec` over seeds 1..seeds.
+double mean_edge(RunSpec spec, const std::string& deployment = "", int seeds = kSeeds) {
+  double sum = 0;
+  for (const RunResult& r : runs(spec, seeds))
+    sum += deployment.empty() ? r.edge_ratio : r.deployments.at(deployment);
+  return sum / seeds;
+}
+
+// Mean std-dev of the edge ratio across deployments (Figs 8–9).
+double mean_sd(RunSpec spec, int seeds) {
+  double sum = 0;
+  for (const RunResult& r : runs(spec, seeds)) sum += r.edge_ratio_sd;
+  return sum / seeds;
+}
+
+// Issue acceptance: KubeDSM's edge ratio beats every baseline on 1.5_0.4. With the default
+// workload reading (whole pods on the scarcer resource) every service is worth the same per unit
+// of edge memory, so near saturation KubeDSM's lead comes only from its migrations and is small
+// (about 1 to 2 points over K8S, docs/repro/kubedsm.md); it takes the report's 20 seeds to resolve.
+// Under the other reading ("max") the lead is about 8 points.
 TEST(KubeDsmScenario, KubeDsmBeatsEveryBaselineOn1_5_0_4) {
-  RunSpec k;  // 1.5_0.4, KubeDSM with the paper's defaults
-  const double kubedsm = mean_edge(k);
-  for (const char* baseline : {"k8s", "random", "bef", "sef", "cf"}) {
-    RunSpec b;
-    b.policy = baseline;
-    EXPECT_GT(kubedsm, mean_edge(b)) << baseline;
+  for (const char* reading : {"min", "max"}) {
+    SCOPED_TRACE(reading);
+    RunSpec k;  // 1.5_0.4, KubeDSM with the paper's defaults
+    k.demand_count = reading;
+    k.demand_round = k.demand_count == "min";
+    const int seeds = k.demand_count == "min" ? 20 : kSeeds;
+    const double kubedsm = mean_edge(k, "", seeds);
+    for (const char* baseline : {"k8s", "random", "bef", "sef", "cf"}) {
+      RunSpec b = k;
+      b.policy = baseline;
+      EXPECT_GT(kubedsm, mean_edge(b, "", seeds)) << baseline;
+    }
   }
+}
+
+// Figs 8–9 at moderate load: KubeDSM treats the deployments most evenly (the lowest std-dev of
+// the edge ratio across deployments) under the default workload reading, and the least evenly
+// under "max", where a pod of the memory-heavy B is worth half as much per unit of edge memory.
+TEST(KubeDsmScenario, BalanceAcrossDeploymentsDependsOnTheWorkloadReading) {
+  RunSpec k;
+  k.mean = 1.1;
+  const double kubedsm = mean_sd(k, 20);
+  RunSpec kmax = k;
+  kmax.demand_count = "max";
+  kmax.demand_round = false;
+  const double kubedsm_max = mean_sd(kmax, kSeeds);
+  for (const char* baseline : {"k8s", "random", "bef", "sef", "cf"}) {
+    RunSpec b = k;
+    b.policy = baseline;
+    EXPECT_LT(kubedsm, mean_sd(b, 20)) << baseline;
+    RunSpec bmax = kmax;
+    bmax.policy = baseline;
+    EXPECT_GT(kubedsm_max, mean_sd(bmax, kSeeds)) << baseline;
+  }
+  EXPECT_LT(mean_edge(kmax, "B"), mean_edge(kmax, "A"));
 }
 
 // Issue acceptance: MidMig (M_C2E 2, M_ER 1) >= NoEdgeMig (5, 0).
@@ -97,8 +143,71 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
     EXPECT_EQ(sc.deployments.size(), 4u) << p;
     EXPECT_EQ(sc.demand_cycles.size(), 1u) << p;
   }
+  // The workload reading and the scheduler's options reach the scenario file.
+  RunSpec r;
+  r.demand_count = "max";
+  r.demand_round = false;
+  r.fit_check = "exact";
+  r.bounded_cloud = false;
+  r.edge = "single";
+  const std::string y = scenario_yaml(r);
+  EXPECT_NE(y.find("count: max, round: false"), std::string::npos) << y;
+  EXPECT_NE(y.find("fitCheck: exact, boundedCloud: false"), std::string::npos) << y;
+  const sim::Scenario sc = sim::parse_scenario(y, "gen.yaml", ".");
+  EXPECT_EQ(sc.demand_cycles[0].spec.count, sim::DemandCycleSpec::Count::kMax);
+  EXPECT_FALSE(sc.demand_cycles[0].spec.round);
+  EXPECT_EQ(sc.node_groups.size(), 2u);
+  EXPECT_EQ(
+      sim::parse_scenario(scenario_yaml(RunSpec{}), "gen.yaml", ".").demand_cycles[0].spec.count,
+      sim::DemandCycleSpec::Count::kMin);
   EXPECT_EQ(scenario_name(1.5, 0.4), "1.5_0.4");
   EXPECT_EQ(scenario_name(1, 0.5), "1_0.5");
+}
+
+// The demand generator's readings (sim/demand.h), on the paper's services A (1 core, 950Mi) and
+// B (1 core, 1900Mi) with an edge of 16 cores and 14Gi split over four services: 4 cores and
+// 3.5Gi each.
+TEST(DemandReading, MinCountsPodsOnTheScarcerResourceAndRoundsToWholePods) {
+  sim::DemandCycleSpec spec;
+  spec.cycles = 1;
+  spec.period = 90 * sim::kSecond;
+  spec.mean = 1.0;
+  spec.basis[kCpu] = 16000;
+  spec.basis[kMemory] = int64_t{14} << 30;
+  Resources a, b, pad;
+  a[kCpu] = 1000, a[kMemory] = int64_t{950} << 20;
+  b[kCpu] = 1000, b[kMemory] = int64_t{1900} << 20;
+  pad[kCpu] = 1000, pad[kMemory] = int64_t{950} << 20;
+  auto loads = [&](sim::DemandCycleSpec s) {
+    sim::Demand da, db, d3, d4;
+    Rng rng(1);
+    sim::generate_demand_cycles(s, {a, b, pad, pad}, rng, {&da, &db, &d3, &d4});
+    return std::pair{da.at(0), db.at(0)};
+  };
+  // max (the simulator's default): the most pods either resource pays for: 4 pods each, so B
+  // uses 7600Mi of its 3584Mi share.
+  EXPECT_EQ(loads(spec), (std::pair{4.0, 4.0}));
+  spec.count = sim::DemandCycleSpec::Count::kMin;
+  const auto [fa, fb] = loads(spec);
+  EXPECT_NEAR(fa, 3584.0 / 950, 1e-9);
+  EXPECT_NEAR(fb, 3584.0 / 1900, 1e-9);
+  spec.round = true;
+  EXPECT_EQ(loads(spec), (std::pair{4.0, 2.0}));  // 3.77 → 4, 1.89 → 2
+}
+
+TEST(DemandReading, BadCountNamesTheField) {
+  const std::string y =
+      "name: x\ncluster:\n  nodes:\n  - {name: e, cpu: 4, memory: 4Gi, tier: edge}\n"
+      "workloads:\n- deployment: {name: A, requests: {cpu: 1, memory: 1Gi}, hpa: {maxReplicas: "
+      "4}}\n"
+      "- demand_cycles: {deployments: [A], cycles: 2, period: 10s, mean: 1, count: mid}\n";
+  try {
+    sim::parse_scenario(y, "bad.yaml", ".");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("count: expected max or min"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
