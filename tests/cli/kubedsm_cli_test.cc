@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -31,12 +32,28 @@ Result run(const std::string& args) {
   return r;
 }
 
-std::string tmp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("orrery-kubedsm-cli-" + std::to_string(getpid())) / name;
-  std::filesystem::create_directories(dir.parent_path());
-  return dir.string();
-}
+// A fresh directory under the system temp directory, removed with everything in it when the test
+// ends, whether it passed or failed (gtest's ASSERTs return from the test body).
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "orrery-kubedsm-cli-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + tmpl);
+    root_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // A path inside the directory (not created).
+  std::string operator()(const std::string& name) const { return (root_ / name).string(); }
+
+ private:
+  std::filesystem::path root_;
+};
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);
@@ -46,6 +63,7 @@ std::string slurp(const std::string& path) {
 }
 
 TEST(KubeDsmCli, QuickReproWritesTheReportDeterministically) {
+  const TempDir tmp_dir;
   const std::string a = tmp_dir("a"), b = tmp_dir("b");
   const Result r = run("repro kubedsm --quick --seeds 1 --out " + a);
   ASSERT_EQ(r.code, 0) << r.output;
@@ -68,6 +86,7 @@ TEST(KubeDsmCli, QuickReproWritesTheReportDeterministically) {
 }
 
 TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {
+  const TempDir tmp_dir;
   EXPECT_EQ(run("repro kubedsm --seeds 0 --out " + tmp_dir("c")).code, 1);
   EXPECT_EQ(run("repro kubedsm").code, 1);  // --out is required
   const Result r = run("repro kubedsm --quick --seeds 1 --out /proc/orrery-cannot-write");
@@ -76,6 +95,7 @@ TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {
 }
 
 TEST(KubeDsmCli, SimRunsTheBundledScenarioAndRejectsBadQosTargets) {
+  const TempDir tmp_dir;
   const std::string src = std::string(ORRERY_SOURCE_DIR) + "/scenarios/kubedsm/";
   const Result ok = run("sim " + src + "1.5_0.4-kubedsm.yaml --out " + tmp_dir("sim"));
   ASSERT_EQ(ok.code, 0) << ok.output;
