@@ -9,8 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <stdexcept>
 #include <string>
+
+#include "scratch_dir.h"
 
 namespace {
 
@@ -32,27 +33,10 @@ Result run(const std::string& args) {
   return r;
 }
 
-// A fresh directory under the system temp directory, removed with everything in it when the test
-// ends, whether it passed or failed (gtest's ASSERTs return from the test body).
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "orrery-kubedsm-cli-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + tmpl);
-    root_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  // A path inside the directory (not created).
-  std::string operator()(const std::string& name) const { return (root_ / name).string(); }
-
- private:
-  std::filesystem::path root_;
+// Each test's scratch directory, removed when the test ends (also when it fails).
+struct TempDir {
+  orrery::testing::ScratchDir dir{"kubedsm-cli"};
+  std::string operator()(const std::string& name) const { return dir.path(name); }
 };
 
 std::string slurp(const std::string& path) {
