@@ -1,6 +1,7 @@
 #include "sim/scenario.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/error.h"
@@ -648,8 +649,14 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       throw InputError(d.where + ": duplicate deployment \"" + d.name + "\"");
     }
   }
+  std::map<std::string, std::string> driven_by;  // deployment -> where its demand_cycles are
   for (const DemandCyclesDef& dc : s.demand_cycles) {
     for (const std::string& n : dc.deployments) {
+      if (auto [prev, fresh] = driven_by.emplace(n, dc.where); !fresh) {
+        throw InputError(dc.where + ": deployments: \"" + n + "\" is already driven by " +
+                         (prev->second == dc.where ? "this demand_cycles (listed twice)"
+                                                   : "the demand_cycles at " + prev->second));
+      }
       auto it = std::find_if(s.deployments.begin(), s.deployments.end(),
                              [&](const DeploymentDef& d) { return d.name == n; });
       if (it == s.deployments.end()) {

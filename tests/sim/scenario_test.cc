@@ -145,6 +145,20 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nduration: 1m\nworkloads:\n"
                      "- demand_cycles: {deployments: [nope], mean: 1}\n"),
             "s.yaml:4: workloads[0].demand_cycles: deployments: no deployment named \"nope\"");
+  // One deployment driven by two demand_cycles (their steps would interleave): an input error.
+  const std::string two_drivers =
+      "cluster: {nodes: [{name: a, cpu: 1}]}\nduration: 1m\nworkloads:\n"
+      "- deployment: {name: A, requests: {cpu: 1}, hpa: {maxReplicas: 4}}\n"
+      "- demand_cycles: {deployments: [A], mean: 1, cycles: 2, period: 30s}\n";
+  EXPECT_EQ(error_of(two_drivers + "- demand_cycles: {deployments: [A], mean: 2, cycles: 2, "
+                                   "period: 20s}\n"),
+            "s.yaml:6: workloads[2].demand_cycles: deployments: \"A\" is already driven by the "
+            "demand_cycles at s.yaml:5: workloads[1].demand_cycles");
+  EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nduration: 1m\nworkloads:\n"
+                     "- deployment: {name: A, requests: {cpu: 1}, hpa: {maxReplicas: 4}}\n"
+                     "- demand_cycles: {deployments: [A, A], mean: 1}\n"),
+            "s.yaml:5: workloads[1].demand_cycles: deployments: \"A\" is already driven by this "
+            "demand_cycles (listed twice)");
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}, {name: a, cpu: 2}]}\n"),
             "s.yaml:1: cluster.nodes[1]: duplicate node name \"a\"");
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- job: {name: j}\n"),
