@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Runs a fixed set of orrery commands with wall-clock fields zeroed and writes their outputs to
+# OUT, then (with REF) compares OUT byte for byte with an earlier run's outputs. Use it to check
+# that an optimisation changed no result:
+#
+#   bench/compare_outputs.sh build/release/orrery /tmp/ref            # before: record
+#   ... change code, rebuild ...
+#   bench/compare_outputs.sh build/release/orrery /tmp/new /tmp/ref   # after: record and compare
+#
+# The set: (a) syn_250 on 10,000 workers with kube-default; (b) every scenario under scenarios/;
+# (c) `orrery schedule` on the golden snapshot (deterministic and seeded ties) and on a
+# bench-sized generated snapshot (bench/gen_snapshot.py, adaptive and 100 % of nodes), and
+# `orrery score` on the golden snapshot; (d) `orrery repro kubedsm --quick` and
+# `orrery repro federated --quick`. Run from anywhere; paths are resolved from the repo root.
+# Exit status: 0 when every command succeeded (and the outputs match REF), 1 otherwise.
+set -uo pipefail
+
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  echo "usage: $0 ORRERY_BINARY OUT_DIR [REF_DIR]" >&2
+  exit 2
+fi
+bin=$(realpath "$1")
+out=$(realpath -m "$2")
+ref=${3:+$(realpath "$3")}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared=$(realpath -m "$root/../shared")
+cd "$root" || exit 2
+
+rm -rf "$out"
+mkdir -p "$out"/{sim,scenarios,schedule,repro}
+status=0
+
+run() {  # run NAME CMD...: stdout to OUT/NAME.stdout; a failure is reported but does not stop us
+  local name=$1
+  shift
+  local t0=$(date +%s.%N)
+  if ! "$@" >"$out/$name.stdout" 2>"$out/$name.stderr"; then
+    echo "FAILED ($?): $*" >&2
+    status=1
+  fi
+  printf '%-40s %6.2f s\n' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)" >&2
+}
+
+# (a) the trace target.
+run sim/syn250 "$bin" sim --trace "$shared/traces/megha/syn_250.0.tr" --workers 10000 \
+  --out "$out/sim/syn250" --no-wall-clock -q
+
+# (b) every scenario (files that are cluster snapshots for other scenarios are skipped).
+while IFS= read -r f; do
+  grep -q '^kind:' "$f" && continue
+  name=${f#scenarios/}
+  name=${name%.yaml}
+  run "scenarios/${name//\//_}" "$bin" sim "$f" --out "$out/scenarios/${name//\//_}" \
+    --no-wall-clock -q
+done < <(find scenarios -name '*.yaml' | LC_ALL=C sort)
+
+# (c) orrery schedule / score.
+g=tests/data/golden
+run schedule/golden-deterministic "$bin" schedule --cluster $g/golden-cluster.json \
+  --config $g/golden-config.yaml --out "$out/schedule/golden-deterministic.json"
+run schedule/golden-seed7 "$bin" schedule --cluster $g/golden-cluster.json --seed 7 \
+  --out "$out/schedule/golden-seed7.json"
+run schedule/score "$bin" score --cluster $g/golden-cluster.json --pod tests/data/schedule/pod.yaml
+snapshot=${TMPDIR:-/tmp}/orrery-compare-snapshot.json
+if [[ ! -s $snapshot || bench/gen_snapshot.py -nt $snapshot ]]; then
+  python3 bench/gen_snapshot.py >"$snapshot.tmp" && mv "$snapshot.tmp" "$snapshot"
+fi
+printf 'percentageOfNodesToScore: 100\n' >"$out/schedule/all-nodes.yaml"
+run schedule/big-adaptive "$bin" schedule --cluster "$snapshot" --seed 3 \
+  --out "$out/schedule/big-adaptive.json"
+run schedule/big-all-nodes "$bin" schedule --cluster "$snapshot" --seed 3 \
+  --config "$out/schedule/all-nodes.yaml" --out "$out/schedule/big-all-nodes.json"
+
+# (d) the reproductions.
+run repro/kubedsm "$bin" repro kubedsm --quick --out "$out/repro/kubedsm"
+run repro/federated "$bin" repro federated --quick --no-wall-clock --out "$out/repro/federated"
+
+# Normalise what legitimately differs between equal runs: the output path, the wall time printed
+# by `repro kubedsm`, and the order in which parallel runs report progress.
+sed -i -e "s|$out|OUT|g" "$out"/*/*.stdout "$out"/*/*.stderr
+sed -i -E 's/simulations, [0-9.]+ ?(s|ms)\)/simulations, <time>)/' "$out/repro/kubedsm.stdout"
+for f in "$out"/repro/*.stderr; do sed -i -E "s/^\[[0-9]+\/[0-9]+\] //" "$f"; LC_ALL=C sort -o "$f" "$f"; done
+
+if [[ -n $ref ]]; then
+  if diff -r -q "$ref" "$out" >&2; then
+    echo "identical to $ref" >&2
+  else
+    echo "DIFFERENT from $ref" >&2
+    status=1
+  fi
+fi
+exit $status
