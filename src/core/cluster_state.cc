@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -40,6 +41,7 @@ NodeId ClusterState::add_node(Node node) {
   nonzero_cpu_.push_back(0);
   nonzero_memory_.push_back(0);
   node_pods_.emplace_back();
+  node_groups_.emplace_back();
   alive_.push_back(1);
   nodes_.push_back(std::move(node));
   set_allocatable(id, nodes_[id].allocatable);
@@ -105,23 +107,55 @@ GroupId ClusterState::find_group(std::string_view ns, OwnerKind kind,
 }
 
 int32_t ClusterState::group_count(GroupId g, NodeId node) const {
-  for (const auto& [n, c] : group_nodes_[g])
-    if (n == node) return c;
+  for (const NodeGroup& e : node_groups_[node])
+    if (e.group == g) return group_nodes_[g][e.index].second;
   return 0;
+}
+
+// A group's entry for a node is found through the node's (short) list of groups rather than the
+// group's list of nodes, which is long for a big Job or Deployment. The group's list keeps its
+// order (append, swap with the last on removal).
+std::vector<ClusterState::NodeGroup>::iterator ClusterState::node_group(GroupId g, NodeId node) {
+  auto& ng = node_groups_[node];
+  return std::find_if(ng.begin(), ng.end(), [g](const NodeGroup& e) { return e.group == g; });
+}
+
+void ClusterState::count_group(GroupId g, NodeId node) {
+  auto it = node_group(g, node);
+  auto& list = group_nodes_[g];
+  if (it == node_groups_[node].end()) {
+    node_groups_[node].push_back({g, static_cast<uint32_t>(list.size())});
+    list.emplace_back(node, 1);
+  } else {
+    ++list[it->index].second;
+  }
+}
+
+void ClusterState::uncount_group(GroupId g, NodeId node) {
+  auto it = node_group(g, node);
+  auto& list = group_nodes_[g];
+  const uint32_t index = it->index;
+  if (--list[index].second > 0) return;
+  list[index] = list.back();
+  list.pop_back();
+  if (index < list.size()) node_group(g, list[index].first)->index = index;
+  auto& ng = node_groups_[node];
+  *it = ng.back();
+  ng.pop_back();
+}
+
+// Only the pod's non-zero requests (request_mask; a pod typically requests 2-3 of the 16 slots).
+void ClusterState::add_requests(const PodSpec& spec, NodeId node, int64_t sign) {
+  for (uint32_t m = spec.request_mask; m != 0; m &= m - 1) {
+    const int r = std::countr_zero(m);
+    requested_[r][node] += sign * spec.request.q[r];
+  }
 }
 
 void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
-  if (const GroupId g = pod_group_[id]; g != kNoGroup) {
-    auto& list = group_nodes_[g];
-    auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == node; });
-    if (it == list.end()) {
-      list.emplace_back(node, 1);
-    } else {
-      ++it->second;
-    }
-  }
-  for (int i = 0; i < kMaxResources; ++i) requested_[i][node] += spec.request.q[i];
+  if (const GroupId g = pod_group_[id]; g != kNoGroup) count_group(g, node);
+  add_requests(spec, node, 1);
   nonzero_cpu_[node] += spec.nonzero_request[kCpu];
   nonzero_memory_[node] += spec.nonzero_request[kMemory];
   pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
@@ -133,15 +167,8 @@ void ClusterState::uncount(PodId id) {
   if (slot == kNotCounted) return;
   const NodeId node = pod_node_[id];
   const PodSpec& spec = *pods_[id].spec;
-  if (const GroupId g = pod_group_[id]; g != kNoGroup) {
-    auto& list = group_nodes_[g];
-    auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == node; });
-    if (--it->second == 0) {
-      *it = list.back();
-      list.pop_back();
-    }
-  }
-  for (int i = 0; i < kMaxResources; ++i) requested_[i][node] -= spec.request.q[i];
+  if (const GroupId g = pod_group_[id]; g != kNoGroup) uncount_group(g, node);
+  add_requests(spec, node, -1);
   nonzero_cpu_[node] -= spec.nonzero_request[kCpu];
   nonzero_memory_[node] -= spec.nonzero_request[kMemory];
   std::vector<PodId>& list = node_pods_[node];

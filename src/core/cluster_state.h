@@ -103,6 +103,14 @@ class ClusterState {
 
  private:
   void count_on_node(PodId id, NodeId node);
+  void add_requests(const PodSpec& spec, NodeId node, int64_t sign);
+  struct NodeGroup {
+    GroupId group;
+    uint32_t index;  // of the node's entry in group_nodes_[group]
+  };
+  std::vector<NodeGroup>::iterator node_group(GroupId g, NodeId node);
+  void count_group(GroupId g, NodeId node);
+  void uncount_group(GroupId g, NodeId node);
   void uncount(PodId id);
   void set_allocatable(NodeId id, const Resources& r);
 
@@ -125,6 +133,7 @@ class ClusterState {
   std::vector<GroupId> pod_group_;
   std::unordered_map<std::string, GroupId> group_by_key_;
   std::vector<std::vector<std::pair<NodeId, int32_t>>> group_nodes_;
+  std::vector<std::vector<NodeGroup>> node_groups_;  // per node: its groups with pods counted
   uint64_t next_serial_ = 1;
   std::vector<PodId> free_pod_ids_;
   std::unordered_map<std::string, PodId> pod_by_key_;
