@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/cluster_state.h"
@@ -20,12 +21,24 @@ class NodeCache {
       values_.assign(st.node_slots(), T{});
       for (NodeId id : st.nodes()) values_[id] = derive(st.node(id));
       epoch_ = st.node_epoch();
+      if constexpr (std::is_integral_v<T>) {
+        any_ = T{};
+        for (NodeId id : st.nodes()) any_ |= values_[id];
+      }
     }
     return values_;
+  }
+  // For flag values: the bitwise OR over the live nodes as of the last get(), so a plugin can
+  // skip a whole pass when no node has a flag (e.g. no node is tainted).
+  T any() const
+    requires std::is_integral_v<T>
+  {
+    return any_;
   }
 
  private:
   std::vector<T> values_;
+  T any_{};
   uint64_t epoch_ = ~uint64_t{0};
 };
 

@@ -14,7 +14,7 @@ size_t NodeUnschedulable::filter(const fw::CycleContext& cycle, NodeId* nodes, s
       cycle.state, [](const Node& node) -> uint8_t { return node.unschedulable; });
   static const Taint kUnschedulableTaint{intern("node.kubernetes.io/unschedulable"), kNoStr,
                                          TaintEffect::kNoSchedule};
-  if (tolerates(cycle.spec.tolerations, kUnschedulableTaint)) return n;
+  if (!unschedulable_.any() || tolerates(cycle.spec.tolerations, kUnschedulableTaint)) return n;
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     const NodeId id = nodes[i];

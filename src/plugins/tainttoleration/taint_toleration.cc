@@ -28,6 +28,7 @@ const std::vector<uint8_t>& TaintToleration::flags(const ClusterState& st) {
 size_t TaintToleration::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
                                fw::Rejections& rejections) {
   const std::vector<uint8_t>& f = flags(cycle.state);
+  if (!(flags_.any() & kHasHardTaint)) return n;  // no node has a NoSchedule/NoExecute taint
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     const NodeId id = nodes[i];
@@ -64,6 +65,11 @@ fw::Status TaintToleration::pre_score(const fw::CycleContext& cycle, std::span<c
 void TaintToleration::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                             int64_t* scores) {
   const uint8_t* f = flags(cycle.state).data();
+  if (!(flags_.any() & kHasPreferTaint)) {  // no node has a PreferNoSchedule taint
+    std::fill(scores, scores + nodes.size(), 0);
+    max_count_ = 0;
+    return;
+  }
   int64_t max_count = 0;  // a local: stores to scores could alias the member
   for (size_t i = 0; i < nodes.size(); ++i) {
     int64_t count = 0;
