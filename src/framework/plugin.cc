@@ -42,6 +42,9 @@ void Plugin::score(const CycleContext&, std::span<const NodeId> nodes, int64_t* 
   for (size_t i = 0; i < nodes.size(); ++i) scores[i] = 0;
 }
 void Plugin::normalize(const CycleContext&, std::span<const NodeId>, int64_t*) {}
+std::optional<int64_t> Plugin::uniform_score(const CycleContext&, std::span<const NodeId>) {
+  return std::nullopt;
+}
 Status Plugin::reserve(const CycleContext&, NodeId) { return Status::ok(); }
 void Plugin::unreserve(const CycleContext&, NodeId) {}
 Status Plugin::permit(const CycleContext&, NodeId) { return Status::ok(); }

@@ -109,6 +109,13 @@ class Plugin {
   virtual void score(const CycleContext& cycle, std::span<const NodeId> nodes, int64_t* scores);
   virtual void normalize(const CycleContext& cycle, std::span<const NodeId> nodes,
                          int64_t* scores);
+  // Optional shortcut, asked after a successful PreScore: when the pod's normalized score is the
+  // same on every node (e.g. TaintToleration when no node has a PreferNoSchedule taint), returns
+  // it, and the scheduling cycle skips score() and normalize() for this pod (a score common to
+  // every node changes no choice). It must equal what score() then normalize() would give.
+  // Default: nullopt (score every node).
+  virtual std::optional<int64_t> uniform_score(const CycleContext& cycle,
+                                               std::span<const NodeId> nodes);
 
   // Reserve / Unreserve: the pod is already assumed on `node` in the state.
   virtual Status reserve(const CycleContext& cycle, NodeId node);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -13,6 +14,41 @@ namespace {
 constexpr int kMinFeasibleNodesToFind = 100;
 constexpr int kMinFeasibleNodesPercentageToFind = 5;
 constexpr size_t kFilterChunk = 256;
+
+// Adds w × one plugin's normalized scores to the totals (the first plugin sets them) and returns
+// whether every score was within [kMinNodeScore, kMaxNodeScore]. Also finds the top total and
+// how many nodes have it, for host selection (the last plugin's figures are the final ones).
+// The range check is branch-free: s is in [0, 100] exactly when neither s nor s + 2^63 - 101 has
+// its top bit set.
+template <bool kFirst>
+bool add_weighted(const int64_t* ps, int64_t w, int64_t* tot, size_t n, int64_t* top,
+                  uint64_t* ties) {
+  static_assert(kMinNodeScore == 0);
+  constexpr uint64_t kBias = (uint64_t{1} << 63) - static_cast<uint64_t>(kMaxNodeScore + 1);
+  uint64_t bad = 0;
+  int64_t best = std::numeric_limits<int64_t>::min();
+  uint64_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t s = static_cast<uint64_t>(ps[i]);
+    bad |= s | (s + kBias);
+    const int64_t v = static_cast<int64_t>((kFirst ? 0 : static_cast<uint64_t>(tot[i])) +
+                                           s * static_cast<uint64_t>(w));
+    tot[i] = v;
+    if (v > best) {
+      best = v;
+      count = 0;
+    }
+    count += v == best;
+  }
+  *top = best;
+  *ties = count;
+  return (bad >> 63) == 0;
+}
+
+[[noreturn]] void out_of_range(const Plugin& p, int64_t score) {
+  throw std::logic_error("plugin " + std::string(p.name()) + " returned score " +
+                         std::to_string(score) + " out of [0, 100]");
+}
 
 std::vector<uint16_t> filter_indices(const Profile& p) {
   std::vector<uint16_t> out;
@@ -167,26 +203,33 @@ size_t Scheduler::find_feasible(Profile& prof, const CycleContext& cycle,
   const size_t start = next_start_node_index_ % num_nodes;
   size_t pos = 0;        // nodes taken from the rotation so far
   size_t processed = 0;  // nodes examined until the last needed feasible node
-  chunk_.resize(kFilterChunk);
+  // Each chunk is copied to the end of feasible_ and filtered there, so the nodes it keeps are
+  // already in place.
   while (pos < num_nodes && feasible_.size() < to_find) {
     const size_t c = std::min(kFilterChunk, num_nodes - pos);
-    size_t idx = start + pos;
-    for (size_t i = 0; i < c; ++i, ++idx) chunk_[i] = all[idx < num_nodes ? idx : idx - num_nodes];
-    const size_t kept = run_filters(prof, cycle, chunk_.data(), c, rejections);
-    const size_t need = to_find - feasible_.size();
+    size_t from = start + pos;
+    if (from >= num_nodes) from -= num_nodes;
+    const size_t base = feasible_.size();
+    feasible_.resize(base + c);
+    NodeId* chunk = feasible_.data() + base;
+    const size_t first = std::min(c, num_nodes - from);  // up to the end of the rotation
+    std::copy_n(all.data() + from, first, chunk);
+    std::copy_n(all.data(), c - first, chunk + first);
+    const size_t kept = run_filters(prof, cycle, chunk, c, rejections);
+    const size_t need = to_find - base;
     if (kept >= need) {
-      // The need-th kept node ends this search; find how far into the chunk it was.
-      const NodeId last = chunk_[need - 1];
-      size_t j = 0;
-      size_t k = start + pos;
-      for (; j < c; ++j, ++k)
-        if (all[k < num_nodes ? k : k - num_nodes] == last) break;
-      feasible_.insert(feasible_.end(), chunk_.begin(), chunk_.begin() + need);
+      // The need-th kept node ends this search; find how far into the chunk it was (at least
+      // need - 1 nodes came before it).
+      const NodeId last = chunk[need - 1];
+      size_t j = need - 1;
+      for (size_t k = from + j; all[k < num_nodes ? k : k - num_nodes] != last; ++j, ++k) {
+      }
+      feasible_.resize(base + need);
       processed = pos + j + 1;
       pos += c;
       break;
     }
-    feasible_.insert(feasible_.end(), chunk_.begin(), chunk_.begin() + kept);
+    feasible_.resize(base + kept);
     pos += c;
     processed = pos;
   }
@@ -229,10 +272,10 @@ void Scheduler::refresh_name_rank() {
   name_rank_epoch_ = st.node_epoch();
 }
 
-NodeId Scheduler::select_host(const Profile& prof, const CycleContext&, size_t n) {
-  size_t best = 0;
+NodeId Scheduler::select_host(const Profile& prof, size_t n, int64_t top, uint64_t ties) {
   if (prof.deterministic_ties) {
     refresh_name_rank();
+    size_t best = 0;
     for (size_t i = 1; i < n; ++i) {
       if (totals_[i] > totals_[best] ||
           (totals_[i] == totals_[best] && name_rank_[feasible_[i]] < name_rank_[feasible_[best]])) {
@@ -242,23 +285,14 @@ NodeId Scheduler::select_host(const Profile& prof, const CycleContext&, size_t n
     return feasible_[best];
   }
   // Uniform among the top-scored nodes, as upstream's reservoir sampling in selectHost, but with
-  // one draw: count the ties, pick one, find it.
-  const int64_t* tot = totals_.data();
-  int64_t top = tot[0];
-  uint64_t ties = 1;
-  for (size_t i = 1; i < n; ++i) {
-    if (tot[i] > top) {
-      top = tot[i];
-      ties = 1;
-    } else {
-      ties += tot[i] == top;
-    }
-  }
+  // one draw: pick one of the ties, find it.
   uint64_t pick = ties > 1 ? rng_.below(ties) : 0;
+  if (ties == n) return feasible_[pick];  // every node is a top node
+  const int64_t* tot = totals_.data();
   for (size_t i = 0; i < n; ++i) {
     if (tot[i] == top && pick-- == 0) return feasible_[i];
   }
-  return feasible_[best];
+  throw std::logic_error("select_host: top score not found");
 }
 
 void Scheduler::describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const {
@@ -484,32 +518,34 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
       queue_.add_backoff(qp, backend_.now_us());
       return finish();
     }
-    totals_.assign(n, 0);
+    // totals_ leave out the plugins whose score is the same on every node (uniform_score): a
+    // common term changes neither the top nodes nor their order.
+    totals_.resize(n);
     plugin_scores_.resize(n);
+    int64_t top = 0;  // the top total and how many nodes have it
+    uint64_t ties = n;
+    bool first = true;
     for (const WeightedPlugin& wp : prof->score) {
       if (score_skipped(wp.plugin)) continue;
-      wp.plugin->score(cycle, nodes, plugin_scores_.data());
-      wp.plugin->normalize(cycle, nodes, plugin_scores_.data());
-      // Branch-free accumulation through locals; the range [0, 100] is checked once, as an
-      // unsigned maximum (a negative score becomes huge).
-      const int64_t* ps = plugin_scores_.data();
-      int64_t* tot = totals_.data();
-      const int64_t w = wp.weight;
-      uint64_t top = 0;
-      for (size_t i = 0; i < n; ++i) {
-        top = std::max(top, static_cast<uint64_t>(ps[i]));
-        tot[i] += ps[i] * w;
+      if (std::optional<int64_t> c = wp.plugin->uniform_score(cycle, nodes)) {
+        if (*c < kMinNodeScore || *c > kMaxNodeScore) out_of_range(*wp.plugin, *c);
+        continue;
       }
-      if (top > static_cast<uint64_t>(kMaxNodeScore)) {
-        for (size_t i = 0; i < n; ++i) {
-          if (ps[i] < kMinNodeScore || ps[i] > kMaxNodeScore) {
-            throw std::logic_error("plugin " + std::string(wp.plugin->name()) + " returned score " +
-                                   std::to_string(ps[i]) + " out of [0, 100]");
-          }
-        }
+      // The first plugin with weight 1 scores straight into the totals.
+      int64_t* ps = first && wp.weight == 1 ? totals_.data() : plugin_scores_.data();
+      wp.plugin->score(cycle, nodes, ps);
+      wp.plugin->normalize(cycle, nodes, ps);
+      const bool in_range =
+          first ? add_weighted<true>(ps, wp.weight, totals_.data(), n, &top, &ties)
+                : add_weighted<false>(ps, wp.weight, totals_.data(), n, &top, &ties);
+      first = false;
+      if (!in_range) {
+        for (size_t i = 0; i < n; ++i)
+          if (ps[i] < kMinNodeScore || ps[i] > kMaxNodeScore) out_of_range(*wp.plugin, ps[i]);
       }
     }
-    chosen = select_host(*prof, cycle, n);
+    if (first) std::fill(totals_.begin(), totals_.end(), 0);  // no plugin scored
+    chosen = select_host(*prof, n, top, ties);
   }
 
   // In flight before binding: a synchronous backend confirms (kPodBound) inside bind().

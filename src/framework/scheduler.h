@@ -98,7 +98,8 @@ class Scheduler : public EventListener {
   bool run_pre_score(Profile& prof, const CycleContext& cycle, std::span<const NodeId> nodes,
                      std::string* why);
   bool score_skipped(const Plugin* p) const;
-  NodeId select_host(const Profile& prof, const CycleContext& cycle, size_t n);
+  // Chooses among feasible_[0..n) by totals_, given the top total and how many nodes have it.
+  NodeId select_host(const Profile& prof, size_t n, int64_t top, uint64_t ties);
   void refresh_name_rank();
   bool bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
   void describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const;
@@ -129,7 +130,6 @@ class Scheduler : public EventListener {
 
   // Reused buffers (no allocation in the steady state).
   std::vector<NodeId> feasible_;
-  std::vector<NodeId> chunk_;
   std::vector<int64_t> totals_;
   std::vector<int64_t> plugin_scores_;
   std::vector<Plugin*> skipped_filters_;   // filters whose PreFilter returned Skip this cycle

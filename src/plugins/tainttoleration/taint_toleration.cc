@@ -95,4 +95,11 @@ void TaintToleration::normalize(const fw::CycleContext&, std::span<const NodeId>
   default_normalize_with_max(fw::kMaxNodeScore, /*reverse=*/true, max_count_, scores, nodes.size());
 }
 
+std::optional<int64_t> TaintToleration::uniform_score(const fw::CycleContext& cycle,
+                                                      std::span<const NodeId>) {
+  flags(cycle.state);
+  if (flags_.any() & kHasPreferTaint) return std::nullopt;
+  return fw::kMaxNodeScore;  // every count is 0: normalize() gives the maximum everywhere
+}
+
 }  // namespace orrery::plugins

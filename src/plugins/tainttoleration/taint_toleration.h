@@ -24,6 +24,9 @@ class TaintToleration : public fw::Plugin {
              int64_t* scores) override;
   void normalize(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                  int64_t* scores) override;
+  // kMaxNodeScore when no node has a PreferNoSchedule taint.
+  std::optional<int64_t> uniform_score(const fw::CycleContext& cycle,
+                                       std::span<const NodeId> nodes) override;
 
  private:
   enum : uint8_t { kHasHardTaint = 1, kHasPreferTaint = 2 };
