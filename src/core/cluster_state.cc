@@ -15,7 +15,13 @@ constexpr uint32_t kNotCounted = ~uint32_t{0};
 // mistake one state for another.
 std::atomic<uint64_t> g_node_epoch{0};
 uint64_t next_node_epoch() { return g_node_epoch.fetch_add(1, std::memory_order_relaxed) + 1; }
+// Likewise node versions (0 is never used).
+std::atomic<uint64_t> g_node_version{0};
 }  // namespace
+
+void ClusterState::touch(NodeId id) {
+  node_version_[id] = g_node_version.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 std::optional<NodeId> ClusterState::find_node(std::string_view name) const {
   auto it = node_by_name_.find(std::string(name));
@@ -25,6 +31,7 @@ std::optional<NodeId> ClusterState::find_node(std::string_view name) const {
 
 void ClusterState::set_allocatable(NodeId id, const Resources& r) {
   for (int i = 0; i < kMaxResources; ++i) allocatable_[i][id] = r.q[i];
+  touch(id);
 }
 
 NodeId ClusterState::add_node(Node node) {
@@ -40,6 +47,7 @@ NodeId ClusterState::add_node(Node node) {
   }
   nonzero_cpu_.push_back(0);
   nonzero_memory_.push_back(0);
+  node_version_.push_back(0);
   node_pods_.emplace_back();
   node_groups_.emplace_back();
   alive_.push_back(1);
@@ -73,6 +81,7 @@ void ClusterState::remove_node(NodeId id) {
   node_by_name_.erase(nodes_[id].name);
   live_nodes_.erase(std::find(live_nodes_.begin(), live_nodes_.end(), id));
   for (int i = 0; i < kMaxResources; ++i) allocatable_[i][id] = 0;
+  touch(id);
   node_epoch_ = next_node_epoch();
 }
 
@@ -156,6 +165,7 @@ void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
   if (const GroupId g = pod_group_[id]; g != kNoGroup) count_group(g, node);
   add_requests(spec, node, 1);
+  touch(node);
   nonzero_cpu_[node] += spec.nonzero_request[kCpu];
   nonzero_memory_[node] += spec.nonzero_request[kMemory];
   pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
@@ -169,6 +179,7 @@ void ClusterState::uncount(PodId id) {
   const PodSpec& spec = *pods_[id].spec;
   if (const GroupId g = pod_group_[id]; g != kNoGroup) uncount_group(g, node);
   add_requests(spec, node, -1);
+  touch(node);
   nonzero_cpu_[node] -= spec.nonzero_request[kCpu];
   nonzero_memory_[node] -= spec.nonzero_request[kMemory];
   std::vector<PodId>& list = node_pods_[node];

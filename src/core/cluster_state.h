@@ -58,6 +58,10 @@ class ClusterState {
     return r == kCpu ? nonzero_cpu_.data() : r == kMemory ? nonzero_memory_.data()
                                                           : requested_[r].data();
   }
+  // Per node, a number that changes (to a value no node of any state has had) whenever the node's
+  // accounting changes: its allocatable or the requests counted on it. A plugin may cache a
+  // per-node result computed from allocatable()/requested() and reuse it while the version holds.
+  const uint64_t* node_versions() const { return node_version_.data(); }
   Resources allocatable_of(NodeId id) const;
   Resources requested_of(NodeId id) const;
   Resources free_of(NodeId id) const { return allocatable_of(id) - requested_of(id); }
@@ -113,6 +117,7 @@ class ClusterState {
   void uncount_group(GroupId g, NodeId node);
   void uncount(PodId id);
   void set_allocatable(NodeId id, const Resources& r);
+  void touch(NodeId id);  // a new node_version
 
   std::vector<Node> nodes_;
   std::vector<uint8_t> alive_;
@@ -123,6 +128,7 @@ class ClusterState {
   std::array<std::vector<int64_t>, kMaxResources> requested_;
   std::vector<int64_t> nonzero_cpu_;
   std::vector<int64_t> nonzero_memory_;
+  std::vector<uint64_t> node_version_;
   std::vector<std::vector<PodId>> node_pods_;
 
   std::vector<Pod> pods_;

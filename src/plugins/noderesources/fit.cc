@@ -217,11 +217,11 @@ void NodeResourcesFit::score(const fw::CycleContext& cycle, std::span<const Node
     case ScoringStrategy::kRequestedToCapacityRatio: {
       const size_t k = table_.size();
       int64_t requested[kMaxResources], allocatable[kMaxResources];
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        table_.node_values(nodes[i], requested, allocatable);
-        scores[i] = requested_to_capacity_ratio_score({requested, k}, {allocatable, k},
-                                                      table_.resources(), args_.shape);
-      }
+      table_.score_with(ResourceTable::kFirstCustom, nodes, scores, [&](NodeId id) {
+        table_.node_values(id, requested, allocatable);
+        return requested_to_capacity_ratio_score({requested, k}, {allocatable, k},
+                                                 table_.resources(), args_.shape);
+      });
       break;
     }
   }

@@ -110,6 +110,7 @@ void ResourceTable::pod_requests(const PodSpec& spec, int64_t* out) const {
 }
 
 void ResourceTable::bind(const ClusterState& state, const int64_t* pod_requests) {
+  state_ = &state;
   active_ = 0;
   full_weight_ = 0;
   for (size_t k = 0; k < resources_.size(); ++k) {
@@ -150,10 +151,22 @@ int64_t ResourceTable::weighted_mean(int64_t node_score, int64_t weight_sum) con
   return node_score / weight_sum;
 }
 
+bool ResourceTable::begin_memo(int kind) {
+  int64_t key[ScoreMemo::kMaxKey];
+  size_t len = 0;
+  key[len++] = kind;
+  key[len++] = static_cast<int64_t>(active_);
+  for (size_t a = 0; a < active_; ++a) {
+    key[len++] = static_cast<int64_t>(index_[a]);
+    key[len++] = pod_req_[a];
+  }
+  return memo_.begin(*state_, key, len);
+}
+
 // The batch loops copy the bound arrays into locals first: stores through `scores` could alias
 // the members, which would make the compiler reload them for every node.
 
-void ResourceTable::least_allocated(std::span<const NodeId> nodes, int64_t* scores) const {
+void ResourceTable::least_allocated(std::span<const NodeId> nodes, int64_t* scores) {
   const size_t active = active_;
   const int64_t* alloc[kMaxResources];
   const int64_t* used[kMaxResources];
@@ -173,10 +186,10 @@ void ResourceTable::least_allocated(std::span<const NodeId> nodes, int64_t* scor
     const int64_t req = used[a][id] + req0[a];
     return req > cap ? 0 : div_floor((cap - req) * 100, cap, inv[a][id]);
   };
+  const bool use_memo = begin_memo(kLeastAllocated);
   if (active == 2 && weight[0] == 1 && weight[1] == 1) {
     // The default (cpu and memory, weight 1); a node without either figure is rare.
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const NodeId id = nodes[i];
+    memo_.score(use_memo, nodes.data(), nodes.size(), scores, [&](NodeId id) -> int64_t {
       if (alloc[0][id] == 0 || alloc[1][id] == 0) {
         int64_t sum = 0, w = 0;
         for (size_t a = 0; a < 2; ++a) {
@@ -184,30 +197,27 @@ void ResourceTable::least_allocated(std::span<const NodeId> nodes, int64_t* scor
           sum += resource_score(a, id);
           ++w;
         }
-        scores[i] = w == 0 ? 0 : sum / w;
-        continue;
+        return w == 0 ? 0 : sum / w;
       }
-      scores[i] = (resource_score(0, id) + resource_score(1, id)) >> 1;  // both >= 0
-    }
+      return (resource_score(0, id) + resource_score(1, id)) >> 1;  // both >= 0
+    });
     return;
   }
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeId id = nodes[i];
+  memo_.score(use_memo, nodes.data(), nodes.size(), scores, [&](NodeId id) -> int64_t {
     int64_t node_score = 0, weight_sum = 0;
     for (size_t a = 0; a < active; ++a) {
       if (alloc[a][id] == 0) continue;
       node_score += resource_score(a, id) * weight[a];
       weight_sum += weight[a];
     }
-    scores[i] = weight_sum == 0      ? 0
-                : weight_sum == full ? div_floor(node_score, full, inv_full)
-                                     : node_score / weight_sum;
-  }
+    return weight_sum == 0      ? 0
+           : weight_sum == full ? div_floor(node_score, full, inv_full)
+                                : node_score / weight_sum;
+  });
 }
 
-void ResourceTable::most_allocated(std::span<const NodeId> nodes, int64_t* scores) const {
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeId id = nodes[i];
+void ResourceTable::most_allocated(std::span<const NodeId> nodes, int64_t* scores) {
+  memo_.score(begin_memo(kMostAllocated), nodes.data(), nodes.size(), scores, [&](NodeId id) {
     int64_t node_score = 0, weight_sum = 0;
     for (size_t a = 0; a < active_; ++a) {
       const int64_t cap = alloc_[a][id];
@@ -216,11 +226,11 @@ void ResourceTable::most_allocated(std::span<const NodeId> nodes, int64_t* score
       node_score += div_floor(req * 100, cap, inv_[a][id]) * weight_[a];
       weight_sum += weight_[a];
     }
-    scores[i] = weighted_mean(node_score, weight_sum);
-  }
+    return weighted_mean(node_score, weight_sum);
+  });
 }
 
-void ResourceTable::balanced(std::span<const NodeId> nodes, int64_t* scores) const {
+void ResourceTable::balanced(std::span<const NodeId> nodes, int64_t* scores) {
   const size_t active = active_;
   const int64_t* alloc[kMaxResources];
   const int64_t* used[kMaxResources];
@@ -235,20 +245,19 @@ void ResourceTable::balanced(std::span<const NodeId> nodes, int64_t* scores) con
     const double f = static_cast<double>(used[a][id] + req0[a]) / static_cast<double>(alloc[a][id]);
     return f > 1 ? 1.0 : f;
   };
+  const bool use_memo = begin_memo(kBalanced);
   if (active == 2) {
     // The default (cpu and memory): std = |f0 - f1| / 2.
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const NodeId id = nodes[i];
+    memo_.score(use_memo, nodes.data(), nodes.size(), scores, [&](NodeId id) {
       double std_dev = 0;
       if (alloc[0][id] != 0 && alloc[1][id] != 0) {
         std_dev = std::abs((fraction(0, id) - fraction(1, id)) / 2);
       }
-      scores[i] = static_cast<int64_t>((1 - std_dev) * 100.0);
-    }
+      return static_cast<int64_t>((1 - std_dev) * 100.0);
+    });
     return;
   }
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeId id = nodes[i];
+  memo_.score(use_memo, nodes.data(), nodes.size(), scores, [&](NodeId id) {
     double fractions[kMaxResources];
     size_t n = 0;
     double total = 0;
@@ -267,8 +276,8 @@ void ResourceTable::balanced(std::span<const NodeId> nodes, int64_t* scores) con
       for (size_t k = 0; k < n; ++k) sum = sum + (fractions[k] - mean) * (fractions[k] - mean);
       std_dev = std::sqrt(sum / static_cast<double>(n));
     }
-    scores[i] = static_cast<int64_t>((1 - std_dev) * 100.0);
-  }
+    return static_cast<int64_t>((1 - std_dev) * 100.0);
+  });
 }
 
 }  // namespace orrery::plugins

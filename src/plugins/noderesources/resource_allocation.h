@@ -23,6 +23,7 @@
 
 #include "core/cluster_state.h"
 #include "plugins/helper/node_cache.h"
+#include "plugins/helper/score_memo.h"
 
 namespace orrery::plugins {
 
@@ -56,7 +57,8 @@ int64_t balanced_allocation_score(std::span<const int64_t> requested,
 
 // The configured scoring resources bound to a cluster state: per-resource arrays and per-node
 // reciprocals of allocatable, so the batch score loops below divide without integer divisions.
-// They compute exactly what the span functions above compute from node_values().
+// They compute exactly what the span functions above compute from node_values(), and memoise
+// per-node scores across runs of pods with equal requests (ScoreMemo).
 class ResourceTable {
  public:
   ResourceTable(std::vector<ResourceSpec> resources, bool use_requested);
@@ -69,12 +71,21 @@ class ResourceTable {
   // requested[k], allocatable[k] for node `id` (after bind); left-out resources get 0, 0.
   void node_values(NodeId id, int64_t* requested, int64_t* allocatable) const;
 
-  void least_allocated(std::span<const NodeId> nodes, int64_t* scores) const;
-  void most_allocated(std::span<const NodeId> nodes, int64_t* scores) const;
-  void balanced(std::span<const NodeId> nodes, int64_t* scores) const;
+  void least_allocated(std::span<const NodeId> nodes, int64_t* scores);
+  void most_allocated(std::span<const NodeId> nodes, int64_t* scores);
+  void balanced(std::span<const NodeId> nodes, int64_t* scores);
+  // Any other per-node score of the bound resources (`compute(NodeId) -> int64_t` in [0, 100]),
+  // memoised under the key `kind` like the three above.
+  template <class Compute>
+  void score_with(int kind, std::span<const NodeId> nodes, int64_t* scores, Compute&& compute) {
+    memo_.score(begin_memo(kind), nodes.data(), nodes.size(), scores, compute);
+  }
+  enum MemoKind : int { kLeastAllocated, kMostAllocated, kBalanced, kFirstCustom };
 
  private:
   int64_t weighted_mean(int64_t node_score, int64_t weight_sum) const;
+  // Starts a memoised batch: the key is the score kind and the bound pod requests.
+  bool begin_memo(int kind);
 
   std::vector<ResourceSpec> resources_;
   bool use_requested_;
@@ -89,6 +100,8 @@ class ResourceTable {
   int64_t weight_[kMaxResources];
   int64_t full_weight_ = 0;  // Σ active weights, and its reciprocal
   double inv_full_weight_ = 0;
+  const ClusterState* state_ = nullptr;
+  ScoreMemo memo_;
 };
 
 }  // namespace orrery::plugins
