@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "plugins/nodename/node_name.h"
+#include "plugins/tainttoleration/taint_toleration.h"
 
 namespace orrery::plugins {
 namespace {
@@ -92,6 +93,36 @@ TEST(TaintToleration, ScoreIgnoresTolerationsForOtherEffects) {
   EXPECT_EQ(h.scores("nosched", "TaintToleration")["A"], 0);
   EXPECT_EQ(h.scores("nosched", "TaintToleration")["B"], 100);
   EXPECT_EQ(h.scores("any", "TaintToleration")["A"], 100);
+}
+
+TEST(TaintToleration, UniformScoreOnlyWithoutPreferNoScheduleTaints) {
+  // uniform_score() must equal score() + normalize() on every node, and be given only when no
+  // node has a PreferNoSchedule taint (hard taints do not matter for scoring).
+  for (const bool prefer : {false, true}) {
+    Harness h(node_doc("A", "{cpu: 1}", "{}", taints("[{key: k, effect: NoSchedule}]")) +
+                  node_doc("B", "{cpu: 1}", "{}",
+                           taints(prefer ? "[{key: s, effect: PreferNoSchedule}]" : "[]")) +
+                  node_doc("C", "{cpu: 1}") + pod_doc("p", {""}),
+              config_with({"TaintToleration"}));
+    TaintToleration plugin;
+    const PodId id = h.pod("p");
+    Rng rng(1);
+    const fw::CycleContext cycle{h.state(), id, h.state().pod(id), *h.state().pod(id).spec, 0, rng};
+    const std::vector<NodeId> nodes(h.state().nodes().begin(), h.state().nodes().end());
+    ASSERT_TRUE(plugin.pre_score(cycle, nodes).is_ok());
+    std::vector<int64_t> scores(nodes.size());
+    plugin.score(cycle, nodes, scores.data());
+    plugin.normalize(cycle, nodes, scores.data());
+    const std::optional<int64_t> uniform = plugin.uniform_score(cycle, nodes);
+    SCOPED_TRACE(prefer ? "with a PreferNoSchedule taint" : "hard taints only");
+    EXPECT_EQ(uniform.has_value(), !prefer);
+    if (prefer) {
+      EXPECT_EQ(scores, (std::vector<int64_t>{100, 0, 100}));
+    } else {
+      EXPECT_EQ(uniform, 100);
+      EXPECT_EQ(scores, std::vector<int64_t>(3, *uniform));
+    }
+  }
 }
 
 TEST(NodeAffinity, SelectorOperators) {
