@@ -1,9 +1,11 @@
 #include "core/k8s_objects.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json_items.h"
 #include "core/yaml_util.h"
 
 namespace orrery {
@@ -13,6 +15,15 @@ using yaml::Ctx;
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > 0 && std::filesystem::is_regular_file(path, ec)) {
+    // Straight into the string: a stringstream would hold a second copy of a big snapshot.
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (in.gcount() != static_cast<std::streamsize>(size)) throw InputError(path + ": read error");
+    return text;
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path + ": read error");
@@ -273,7 +284,9 @@ struct ParsedPod {
   Pod pod;
   std::shared_ptr<PodSpec> spec;  // mutable until priorities are resolved
   bool priority_given = false;
-  Ctx where;
+  // "FILE:LINE: path" of spec.priorityClassName, for an unknown class (a string rather than a Ctx,
+  // which would keep the pod's whole YAML tree alive until all pods are read).
+  std::string class_where;
 };
 
 int32_t builtin_priority(const std::string& cls, bool* found) {
@@ -289,10 +302,9 @@ int32_t builtin_priority(const std::string& cls, bool* found) {
 NodeAffinity parse_node_affinity(const Ctx& c) { return read_node_affinity(c); }
 TopologySpreadConstraint parse_topology_spread_constraint(const Ctx& c) { return read_spread(c); }
 
-PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
-                       const std::string& source, const std::string& path) {
-  Ctx meta{source, metadata, path.empty() ? "metadata" : path + ".metadata"};
-  Ctx c{source, spec_node, path.empty() ? "spec" : path + ".spec"};
+namespace {
+
+PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   PodSpec s;
   if (meta.defined()) {
     meta.expect_map();
@@ -345,8 +357,7 @@ PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
   return s;
 }
 
-Node parse_node(const YAML::Node& y, const std::string& source, const std::string& path) {
-  Ctx c{source, y, path};
+Node read_node(const Ctx& c) {
   c.expect_map();
   Node n;
   Ctx meta = c.child("metadata");
@@ -386,6 +397,18 @@ Node parse_node(const YAML::Node& y, const std::string& source, const std::strin
   return n;
 }
 
+}  // namespace
+
+PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec_node,
+                       const std::string& source, const std::string& path) {
+  return read_pod_spec(Ctx{source, metadata, path.empty() ? "metadata" : path + ".metadata"},
+                       Ctx{source, spec_node, path.empty() ? "spec" : path + ".spec"});
+}
+
+Node parse_node(const YAML::Node& y, const std::string& source, const std::string& path) {
+  return read_node(Ctx{source, y, path});
+}
+
 namespace {
 
 struct Reader {
@@ -407,7 +430,7 @@ struct Reader {
       const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
       for (size_t i = 0; i < items.size(); ++i) object(items.item(i), item_kind);
     } else if (kind == "Node") {
-      out.nodes.push_back(parse_node(c.node, source, c.path));
+      out.nodes.push_back(read_node(c));
     } else if (kind == "Pod") {
       pod(c);
     } else if (kind == "PriorityClass") {
@@ -421,7 +444,7 @@ struct Reader {
     Ctx meta = c.child("metadata");
     if (!meta.defined()) c.fail("pod without metadata");
     meta.expect_map();
-    ParsedPod pp{Pod{}, nullptr, false, c};
+    ParsedPod pp{Pod{}, nullptr, false, ""};
     Pod& p = pp.pod;
     Ctx name = meta.child("name");
     if (!name.defined()) meta.fail("pod without a name");
@@ -447,8 +470,15 @@ struct Reader {
       }
     }
     Ctx spec = c.child("spec");
-    pp.spec = std::make_shared<PodSpec>(parse_pod_spec(meta.node, spec.node, source, c.path));
+    // Paths and line hints as parse_pod_spec gives them.
+    pp.spec = std::make_shared<PodSpec>(read_pod_spec(
+        Ctx{source, meta.node, c.path.empty() ? "metadata" : c.path + ".metadata", 0,
+            c.line_offset},
+        Ctx{source, spec.node, c.path.empty() ? "spec" : c.path + ".spec", 0, c.line_offset}));
     pp.priority_given = spec.has("priority");
+    if (!pp.priority_given && !pp.spec->priority_class_name.empty()) {
+      pp.class_where = spec.child("priorityClassName").where();
+    }
     p.node_name = spec.str_or("nodeName", "");
     Ctx status = c.child("status");
     if (status.defined() && status.has("phase")) {
@@ -495,9 +525,8 @@ struct Reader {
           } else if (builtin) {
             s.priority = bp;
           } else {
-            pp.where.child("spec").child("priorityClassName")
-                .fail("unknown PriorityClass \"" + s.priority_class_name +
-                      "\" (include it in the input or set spec.priority)");
+            throw InputError(pp.class_where + ": unknown PriorityClass \"" + s.priority_class_name +
+                             "\" (include it in the input or set spec.priority)");
           }
         } else if (global_default) {
           s.priority = global_default->value;
@@ -510,10 +539,53 @@ struct Reader {
   }
 };
 
+// The fast path for a JSON list (`kubectl get nodes,pods -A -o json`, which can be a gigabyte):
+// finds the items with a scanner and parses each on its own, so memory stays O(largest item)
+// instead of ~60x the file in one yaml-cpp tree. Each item keeps its lines in the whole file.
+// Returns false, having read nothing, when the text is not a JSON list: the YAML path reads it.
+bool read_json_list(std::string_view text, const std::string& source, Reader& r) {
+  std::optional<json::TopLevelList> list;
+  try {
+    list = json::scan_top_level_list(text);
+  } catch (const json::SyntaxError& e) {
+    // Text that starts as JSON is held to JSON's grammar: yaml-cpp's flow syntax is laxer (it
+    // reads "[a,,b]" as three items). Anything else, such as a YAML flow mapping, goes the YAML
+    // way.
+    if (!json::starts_like_json_object(text)) return false;
+    throw InputError(error_location(source, e.line, "") + ": malformed YAML/JSON: " + e.what());
+  }
+  if (!list || !list->kind || !list->items) return false;
+  const std::string& kind = *list->kind;
+  if (kind != "List" && kind != "NodeList" && kind != "PodList" && kind != "PriorityClassList") {
+    return false;
+  }
+  const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
+  const std::vector<json::Span>& items = *list->items;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const json::Span& span = items[i];
+    auto load = [&] {
+      try {
+        return YAML::Load(std::string(text.substr(span.begin, span.end - span.begin)));
+      } catch (const YAML::Exception& e) {
+        int line = e.mark.is_null() ? span.line : span.line + e.mark.line;
+        throw InputError(error_location(source, line, "") + ": malformed YAML/JSON: " + e.msg);
+      }
+    };
+    const YAML::Node node = load();
+    r.object(Ctx{source, node, "items[" + std::to_string(i) + "]", span.line, span.line - 1},
+             item_kind);
+  }
+  return true;
+}
+
 }  // namespace
 
 K8sObjects parse_k8s_objects(std::string_view text, const std::string& source) {
   Reader r{source, {}, {}};
+  if (read_json_list(text, source, r)) {
+    r.finish();
+    return std::move(r.out);
+  }
   const std::vector<YAML::Node> docs = yaml::parse_documents(std::string(text), source);
   for (size_t i = 0; i < docs.size(); ++i) {
     r.object(Ctx{source, docs[i], docs.size() > 1 ? "document[" + std::to_string(i) + "]" : ""});

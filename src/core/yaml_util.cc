@@ -24,13 +24,13 @@ YAML::Node lookup(const YAML::Node& node, const std::string& key) {
 int Ctx::line() const {
   if (node.IsDefined()) {
     YAML::Mark m = node.Mark();
-    if (!m.is_null()) return m.line + 1;
+    if (!m.is_null()) return m.line + 1 + line_offset;
   }
   return line_hint;
 }
 
 Ctx Ctx::child(const std::string& key) const {
-  return Ctx{file, lookup(node, key), path.empty() ? key : path + "." + key, line()};
+  return Ctx{file, lookup(node, key), path.empty() ? key : path + "." + key, line(), line_offset};
 }
 
 Ctx Ctx::item(size_t i) const {
@@ -39,7 +39,7 @@ Ctx Ctx::item(size_t i) const {
     const YAML::Node& cn = node;
     n.reset(cn[i]);
   }
-  return Ctx{file, n, path + "[" + std::to_string(i) + "]", line()};
+  return Ctx{file, n, path + "[" + std::to_string(i) + "]", line(), line_offset};
 }
 
 bool Ctx::has(const std::string& key) const {

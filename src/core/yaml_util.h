@@ -21,6 +21,9 @@ struct Ctx {
   YAML::Node node;
   std::string path;
   int line_hint = 0;  // line of the nearest present ancestor (1-based), for missing nodes
+  // Lines before the parsed text in its file, when `node` was parsed from a slice of the file
+  // (one item of a big JSON list): added to the node's own lines.
+  int line_offset = 0;
 
   Ctx child(const std::string& key) const;          // path.key, node[key]
   Ctx item(size_t i) const;                         // path[i], node[i]
