@@ -8,8 +8,8 @@
 // "node(s) didn't satisfy the pod's machine constraints".
 //
 // Pods without constraints make PreFilter return Skip, so a profile that enables this plugin
-// behaves exactly like one without it for every pod a real cluster would contain. It is not in
-// the default profile (kube-default stays upstream-exact); enable it with
+// behaves exactly like one without it for every pod that carries no orrery.io/constraints. It is
+// not in the default profile (kube-default stays upstream-exact); enable it with
 //   plugins: {multiPoint: {enabled: [{name: MachineConstraints}]}}
 #pragma once
 
