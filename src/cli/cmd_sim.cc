@@ -161,7 +161,8 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
   }
   std::vector<Json> summaries(profiles.size());
   std::vector<std::exception_ptr> errors(profiles.size());
-  size_t next = 0;
+  std::vector<bool> done(profiles.size(), false);
+  size_t next = 0, printed = 0;
   std::mutex mu;
   auto worker = [&] {
     while (true) {
@@ -174,12 +175,15 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
       try {
         const sim::Scenario sc = load();
         summaries[i] = run_one(sc, reg, profiles[i], f, false, dirs[i]);
-        if (!f.quiet) {
-          std::lock_guard<std::mutex> lock(mu);
-          print_summary(summaries[i], dirs[i]);
-        }
       } catch (...) {
         errors[i] = std::current_exception();
+      }
+      // Summaries appear in the order of --profiles, each as soon as it and those before it are
+      // done, so the terminal output does not depend on which thread finished first.
+      std::lock_guard<std::mutex> lock(mu);
+      done[i] = true;
+      for (; printed < profiles.size() && done[printed]; ++printed) {
+        if (!f.quiet && !errors[printed]) print_summary(summaries[printed], dirs[printed]);
       }
     }
   };

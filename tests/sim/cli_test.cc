@@ -141,6 +141,17 @@ TEST(SimCli, CompareWritesOneDirectoryPerProfileAndAReport) {
                 s.path("log")),
             0);
   EXPECT_EQ(slurp(s.path("cmp/kube-binpack/pods.csv")), slurp(s.path("seq/kube-binpack/pods.csv")));
+  // Without -q the summaries come in the order of --profiles, whichever run finishes first.
+  ASSERT_EQ(run("compare " + sc + " --profiles kube-binpack,kube-default,random --out " +
+                    s.path("ord") + " -j 3 --no-wall-clock",
+                s.path("log")),
+            0);
+  const std::string log = slurp(s.path("log"));
+  const size_t binpack = log.find("cli: kube-binpack"), dflt = log.find("cli: kube-default"),
+               rnd = log.find("cli: random");
+  ASSERT_NE(rnd, std::string::npos) << log;
+  EXPECT_LT(binpack, dflt) << log;
+  EXPECT_LT(dflt, rnd) << log;
 }
 
 }  // namespace
