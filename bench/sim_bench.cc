@@ -51,11 +51,8 @@ class FreeWorkers : public Component, public fw::EventListener {
       case fw::EventKind::kPodAdded:
         if (st.pod_node(e.pod) == kNoNode) waiting_.push_back({e.pod, e.pod_serial});
         break;
-      case fw::EventKind::kPodFinished:
-        free_.push_back(e.node);
-        break;
-      default:
-        return;
+      case fw::EventKind::kPodFinished: free_.push_back(e.node); break;
+      default: return;
     }
     while (!free_.empty() && head_ < waiting_.size()) {
       auto [pod, serial] = waiting_[head_++];

@@ -21,12 +21,8 @@ namespace {
 using Registration = void (*)(CLI::App&, CommandTable&);
 
 const Registration kRegistrations[] = {
-    register_version,
-    register_report,
-    register_schedule,
-    register_federated,
-    register_sim,
-    register_kubedsm,
+    register_version,   register_report, register_schedule,
+    register_federated, register_sim,    register_kubedsm,
 };
 
 int run(int argc, char** argv) {

@@ -14,7 +14,9 @@ constexpr uint32_t kNotCounted = ~uint32_t{0};
 // Node epochs are unique across all ClusterState objects, so a cache keyed on an epoch can never
 // mistake one state for another.
 std::atomic<uint64_t> g_node_epoch{0};
-uint64_t next_node_epoch() { return g_node_epoch.fetch_add(1, std::memory_order_relaxed) + 1; }
+uint64_t next_node_epoch() {
+  return g_node_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 // Likewise node versions (0 is never used).
 std::atomic<uint64_t> g_node_version{0};
 }  // namespace
@@ -109,8 +111,7 @@ std::string group_key(std::string_view ns, OwnerKind kind, std::string_view name
 }
 }  // namespace
 
-GroupId ClusterState::find_group(std::string_view ns, OwnerKind kind,
-                                 std::string_view name) const {
+GroupId ClusterState::find_group(std::string_view ns, OwnerKind kind, std::string_view name) const {
   auto it = group_by_key_.find(group_key(ns, kind, name));
   return it == group_by_key_.end() ? kNoGroup : it->second;
 }

@@ -55,8 +55,9 @@ class ClusterState {
   const int64_t* requested(ResourceId r) const { return requested_[r].data(); }
   // Like requested() but with the scoring defaults (100m / 200Mi) for missing cpu/memory requests.
   const int64_t* nonzero_requested(ResourceId r) const {
-    return r == kCpu ? nonzero_cpu_.data() : r == kMemory ? nonzero_memory_.data()
-                                                          : requested_[r].data();
+    return r == kCpu      ? nonzero_cpu_.data()
+           : r == kMemory ? nonzero_memory_.data()
+                          : requested_[r].data();
   }
   // Per node, a number that changes (to a value no node of any state has had) whenever the node's
   // accounting changes: its allocatable or the requests counted on it. A plugin may cache a

@@ -1,6 +1,7 @@
 // Process-wide string interning: label keys/values, taint keys/values, names. Interned ids are
 // stable for the life of the process and safe to share between threads (parameter sweeps run
-// independent simulations on a thread pool). Interning takes a lock; reading a string back does not.
+// independent simulations on a thread pool). Interning takes a lock; reading a string back does
+// not.
 #pragma once
 
 #include <cstdint>

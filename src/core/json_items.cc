@@ -91,20 +91,13 @@ class Scanner {
   void value(int depth) {
     if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
     switch (peek()) {
-      case '{':
-        object(depth);
-        break;
-      case '[':
-        array(depth, nullptr);
-        break;
-      case '"':
-        string(nullptr);
-        break;
+      case '{': object(depth); break;
+      case '[': array(depth, nullptr); break;
+      case '"': string(nullptr); break;
       case '\0':
         if (at_end()) fail("unexpected end of input (expected a value)");
         [[fallthrough]];
-      default:
-        scalar();
+      default: scalar();
     }
   }
 

@@ -150,12 +150,14 @@ NodeSelectorTerm read_term(const Ctx& c) {
   Ctx me = c.child("matchExpressions");
   if (me.defined()) {
     me.expect_seq();
-    for (size_t i = 0; i < me.size(); ++i) t.match_expressions.push_back(read_requirement(me.item(i), false));
+    for (size_t i = 0; i < me.size(); ++i)
+      t.match_expressions.push_back(read_requirement(me.item(i), false));
   }
   Ctx mf = c.child("matchFields");
   if (mf.defined()) {
     mf.expect_seq();
-    for (size_t i = 0; i < mf.size(); ++i) t.match_fields.push_back(read_requirement(mf.item(i), true));
+    for (size_t i = 0; i < mf.size(); ++i)
+      t.match_fields.push_back(read_requirement(mf.item(i), true));
   }
   return t;
 }
@@ -237,7 +239,8 @@ TopologySpreadConstraint read_spread(const Ctx& c) {
   t.node_affinity_policy = policy("nodeAffinityPolicy", InclusionPolicy::kHonor);
   t.node_taints_policy = policy("nodeTaintsPolicy", InclusionPolicy::kIgnore);
   if (c.has("matchLabelKeys")) {
-    for (const auto& k : c.child("matchLabelKeys").str_list()) t.match_label_keys.push_back(intern(k));
+    for (const auto& k : c.child("matchLabelKeys").str_list())
+      t.match_label_keys.push_back(intern(k));
   }
   return t;
 }
@@ -299,8 +302,12 @@ int32_t builtin_priority(const std::string& cls, bool* found) {
 
 }  // namespace
 
-NodeAffinity parse_node_affinity(const Ctx& c) { return read_node_affinity(c); }
-TopologySpreadConstraint parse_topology_spread_constraint(const Ctx& c) { return read_spread(c); }
+NodeAffinity parse_node_affinity(const Ctx& c) {
+  return read_node_affinity(c);
+}
+TopologySpreadConstraint parse_topology_spread_constraint(const Ctx& c) {
+  return read_spread(c);
+}
 
 namespace {
 
@@ -343,7 +350,8 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   Ctx spread = c.child("topologySpreadConstraints");
   if (spread.defined()) {
     spread.expect_seq();
-    for (size_t i = 0; i < spread.size(); ++i) s.topology_spread.push_back(read_spread(spread.item(i)));
+    for (size_t i = 0; i < spread.size(); ++i)
+      s.topology_spread.push_back(read_spread(spread.item(i)));
   }
   if (auto cons = s.annotations.get(std::string_view("orrery.io/constraints"))) {
     s.constraints =
@@ -416,7 +424,8 @@ struct Reader {
   K8sObjects out;
   std::vector<ParsedPod> pods;
 
-  // `list_kind`: the item kind implied by a typed list (NodeList → Node), whose items may omit kind.
+  // `list_kind`: the item kind implied by a typed list (NodeList → Node), whose items may omit
+  // kind.
   void object(const Ctx& c, const std::string& list_kind = "") {
     if (!c.defined()) return;  // empty YAML document
     c.expect_map();

@@ -28,7 +28,8 @@ uint64_t parse_constraint_ids(std::string_view text, const std::string& where) {
       int id = -1;
       auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
       if (ec != std::errc() || p != item.data() + item.size() || id < 0 || id >= 64) {
-        throw InputError(where + ": expected constraint ids in 0..63 separated by ',' or '_', got \"" +
+        throw InputError(where +
+                         ": expected constraint ids in 0..63 separated by ',' or '_', got \"" +
                          std::string(item) + "\"");
       }
       bits |= uint64_t{1} << id;

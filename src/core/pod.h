@@ -21,13 +21,15 @@
 
 namespace orrery {
 
-inline constexpr int64_t kDefaultMilliCpuRequest = 100;               // schedutil
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;                // schedutil
 inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // schedutil
 
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 std::string_view to_string(PodPhase p);
 std::optional<PodPhase> parse_pod_phase(std::string_view s);
-inline bool is_terminal(PodPhase p) { return p == PodPhase::kSucceeded || p == PodPhase::kFailed; }
+inline bool is_terminal(PodPhase p) {
+  return p == PodPhase::kSucceeded || p == PodPhase::kFailed;
+}
 
 struct Container {
   std::string name;
@@ -80,8 +82,15 @@ struct PodSpec {
 // Convenience for building simple specs in code (simulator workloads, tests).
 std::shared_ptr<PodSpec> make_simple_spec(const Resources& requests);
 
-enum class OwnerKind : uint8_t { kNone, kReplicaSet, kDeployment, kJob, kStatefulSet, kDaemonSet,
-                                 kOther };
+enum class OwnerKind : uint8_t {
+  kNone,
+  kReplicaSet,
+  kDeployment,
+  kJob,
+  kStatefulSet,
+  kDaemonSet,
+  kOther
+};
 std::string_view to_string(OwnerKind k);
 OwnerKind parse_owner_kind(std::string_view s);
 

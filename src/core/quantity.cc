@@ -10,7 +10,9 @@ namespace {
 
 using i128 = __int128;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Suffix → (power of ten, power of two). Returns false if the suffix is not valid.
 bool interpret_suffix(std::string_view s, int* pow10, int* pow2) {

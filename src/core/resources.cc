@@ -36,9 +36,8 @@ ResourceId resource_id(std::string_view name) {
   for (int i = 0; i < r.count; ++i)
     if (r.names[i] == name) return static_cast<ResourceId>(i);
   if (r.count == kMaxResources) {
-    throw InputError("too many distinct resource names (at most " +
-                     std::to_string(kMaxResources) + "): cannot add \"" + std::string(name) +
-                     "\"");
+    throw InputError("too many distinct resource names (at most " + std::to_string(kMaxResources) +
+                     "): cannot add \"" + std::string(name) + "\"");
   }
   r.names[r.count] = std::string(name);
   return static_cast<ResourceId>(r.count++);

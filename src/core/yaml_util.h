@@ -25,21 +25,21 @@ struct Ctx {
   // (one item of a big JSON list): added to the node's own lines.
   int line_offset = 0;
 
-  Ctx child(const std::string& key) const;          // path.key, node[key]
-  Ctx item(size_t i) const;                         // path[i], node[i]
-  bool has(const std::string& key) const;           // key present and not null
-  std::string where() const;                        // "FILE:LINE: path"
+  Ctx child(const std::string& key) const;                // path.key, node[key]
+  Ctx item(size_t i) const;                               // path[i], node[i]
+  bool has(const std::string& key) const;                 // key present and not null
+  std::string where() const;                              // "FILE:LINE: path"
   [[noreturn]] void fail(const std::string& what) const;  // throws InputError(where(): what)
 
   bool defined() const { return node.IsDefined() && !node.IsNull(); }
   int line() const;
   void expect_map() const;
   void expect_seq() const;
-  std::string str() const;                        // a scalar
-  int64_t i64() const;                            // an integer scalar
-  double f64() const;                             // a number
-  bool boolean() const;                           // true/false
-  std::vector<std::string> str_list() const;      // a sequence of scalars
+  std::string str() const;                    // a scalar
+  int64_t i64() const;                        // an integer scalar
+  double f64() const;                         // a number
+  bool boolean() const;                       // true/false
+  std::vector<std::string> str_list() const;  // a sequence of scalars
   size_t size() const { return node.size(); }
   // Keys of a mapping in document order.
   std::vector<std::string> keys() const;

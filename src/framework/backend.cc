@@ -6,24 +6,15 @@ namespace orrery::fw {
 
 std::string_view to_string(EventKind k) {
   switch (k) {
-    case EventKind::kNodeAdded:
-      return "NodeAdded";
-    case EventKind::kNodeUpdated:
-      return "NodeUpdated";
-    case EventKind::kNodeRemoved:
-      return "NodeRemoved";
-    case EventKind::kPodAdded:
-      return "PodAdded";
-    case EventKind::kPodBound:
-      return "PodBound";
-    case EventKind::kPodBindFailed:
-      return "PodBindFailed";
-    case EventKind::kPodRunning:
-      return "PodRunning";
-    case EventKind::kPodFinished:
-      return "PodFinished";
-    case EventKind::kPodDeleted:
-      return "PodDeleted";
+    case EventKind::kNodeAdded: return "NodeAdded";
+    case EventKind::kNodeUpdated: return "NodeUpdated";
+    case EventKind::kNodeRemoved: return "NodeRemoved";
+    case EventKind::kPodAdded: return "PodAdded";
+    case EventKind::kPodBound: return "PodBound";
+    case EventKind::kPodBindFailed: return "PodBindFailed";
+    case EventKind::kPodRunning: return "PodRunning";
+    case EventKind::kPodFinished: return "PodFinished";
+    case EventKind::kPodDeleted: return "PodDeleted";
   }
   return "";
 }

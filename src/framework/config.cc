@@ -164,26 +164,16 @@ std::vector<PluginSetting> merge_multipoint(const PluginSet* custom) {
 
 std::vector<Plugin*>* point_list(Profile& p, uint32_t bit) {
   switch (bit) {
-    case kPreFilter:
-      return &p.pre_filter;
-    case kFilter:
-      return &p.filter;
-    case kPostFilter:
-      return &p.post_filter;
-    case kPreScore:
-      return &p.pre_score;
-    case kReserve:
-      return &p.reserve;
-    case kPermit:
-      return &p.permit;
-    case kPreBind:
-      return &p.pre_bind;
-    case kBind:
-      return &p.bind;
-    case kPostBind:
-      return &p.post_bind;
-    default:
-      return nullptr;
+    case kPreFilter: return &p.pre_filter;
+    case kFilter: return &p.filter;
+    case kPostFilter: return &p.post_filter;
+    case kPreScore: return &p.pre_score;
+    case kReserve: return &p.reserve;
+    case kPermit: return &p.permit;
+    case kPreBind: return &p.pre_bind;
+    case kBind: return &p.bind;
+    case kPostBind: return &p.post_bind;
+    default: return nullptr;
   }
 }
 

@@ -44,8 +44,8 @@ class Rejections {
 // Everything known about a failed scheduling attempt.
 struct Diagnosis {
   size_t num_all_nodes = 0;
-  std::string pre_filter_message;    // a PreFilter rejected the pod outright
-  std::string post_filter_message;   // e.g. "preemption: 0/5 nodes are available: ..."
+  std::string pre_filter_message;            // a PreFilter rejected the pod outright
+  std::string post_filter_message;           // e.g. "preemption: 0/5 nodes are available: ..."
   std::map<std::string, int> reason_counts;  // reason → number of nodes
   // "0/N nodes are available: <count reason, ...sorted>." then " <post-filter message>" (as
   // upstream FitError.Error, v1.34).

@@ -10,16 +10,11 @@ namespace orrery::fw {
 
 std::string_view to_string(StepKind k) {
   switch (k) {
-    case StepKind::kBind:
-      return "bind";
-    case StepKind::kDelete:
-      return "delete";
-    case StepKind::kCreate:
-      return "create";
-    case StepKind::kWaitForCreate:
-      return "wait-for-create";
-    case StepKind::kWaitForRunning:
-      return "wait-for-running";
+    case StepKind::kBind: return "bind";
+    case StepKind::kDelete: return "delete";
+    case StepKind::kCreate: return "create";
+    case StepKind::kWaitForCreate: return "wait-for-create";
+    case StepKind::kWaitForRunning: return "wait-for-running";
   }
   return "";
 }
@@ -151,17 +146,13 @@ std::string PlanExecutor::describe(const Running& r, const Step& s) const {
   };
   auto pod = [&](const PodRef& ref) { return describe_pod(r, ref); };
   switch (s.kind) {
-    case StepKind::kBind:
-      return fmt::format("bind {} to {}", pod(s.pod), node_name(s.node));
-    case StepKind::kDelete:
-      return fmt::format("delete {}", pod(s.pod));
-    case StepKind::kCreate:
-      return fmt::format("create {}", s.make->key());
+    case StepKind::kBind: return fmt::format("bind {} to {}", pod(s.pod), node_name(s.node));
+    case StepKind::kDelete: return fmt::format("delete {}", pod(s.pod));
+    case StepKind::kCreate: return fmt::format("create {}", s.make->key());
     case StepKind::kWaitForCreate:
       return fmt::format("wait for a new pod of {} {}/{}", to_string(s.owner.kind), s.ns,
                          s.owner.name);
-    case StepKind::kWaitForRunning:
-      return fmt::format("wait until {} runs", pod(s.pod));
+    case StepKind::kWaitForRunning: return fmt::format("wait until {} runs", pod(s.pod));
   }
   return "";
 }
@@ -317,9 +308,7 @@ bool PlanExecutor::start_step(Running& r, std::string* why) {
       backend_.delete_pod(id, s.reason);
       return true;
     }
-    case StepKind::kCreate:
-      try {
-        backend_.create_pod(*s.make);
+    case StepKind::kCreate: try { backend_.create_pod(*s.make);
       } catch (const InputError& err) {
         *why = fmt::format("cannot {}: {}", describe(r, s), err.what());
         return false;

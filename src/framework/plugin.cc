@@ -30,14 +30,19 @@ Status Plugin::pre_filter(const CycleContext&, std::optional<std::vector<NodeId>
 }
 void Plugin::pre_filter_remove_pod(const CycleContext&, PodId, NodeId) {}
 void Plugin::pre_filter_add_pod(const CycleContext&, PodId, NodeId) {}
-size_t Plugin::filter(const CycleContext&, NodeId*, size_t n, Rejections&) { return n; }
-void Plugin::describe(const ClusterState&, const Rejection&, std::vector<std::string>* reasons) const {
+size_t Plugin::filter(const CycleContext&, NodeId*, size_t n, Rejections&) {
+  return n;
+}
+void Plugin::describe(const ClusterState&, const Rejection&,
+                      std::vector<std::string>* reasons) const {
   reasons->push_back("node(s) rejected by " + std::string(name()));
 }
 PostFilterResult Plugin::post_filter(const CycleContext&, FrameworkHandle&, const Rejections&) {
   return {Status::unschedulable(name(), "not implemented"), kNoNode, {}, {}};
 }
-Status Plugin::pre_score(const CycleContext&, std::span<const NodeId>) { return Status::ok(); }
+Status Plugin::pre_score(const CycleContext&, std::span<const NodeId>) {
+  return Status::ok();
+}
 void Plugin::score(const CycleContext&, std::span<const NodeId> nodes, int64_t* scores) {
   for (size_t i = 0; i < nodes.size(); ++i) scores[i] = 0;
 }
@@ -45,11 +50,19 @@ void Plugin::normalize(const CycleContext&, std::span<const NodeId>, int64_t*) {
 std::optional<int64_t> Plugin::uniform_score(const CycleContext&, std::span<const NodeId>) {
   return std::nullopt;
 }
-Status Plugin::reserve(const CycleContext&, NodeId) { return Status::ok(); }
+Status Plugin::reserve(const CycleContext&, NodeId) {
+  return Status::ok();
+}
 void Plugin::unreserve(const CycleContext&, NodeId) {}
-Status Plugin::permit(const CycleContext&, NodeId) { return Status::ok(); }
-Status Plugin::pre_bind(const CycleContext&, NodeId) { return Status::ok(); }
-Status Plugin::bind(const CycleContext&, NodeId, ClusterBackend&) { return Status::skip(); }
+Status Plugin::permit(const CycleContext&, NodeId) {
+  return Status::ok();
+}
+Status Plugin::pre_bind(const CycleContext&, NodeId) {
+  return Status::ok();
+}
+Status Plugin::bind(const CycleContext&, NodeId, ClusterBackend&) {
+  return Status::skip();
+}
 void Plugin::post_bind(const CycleContext&, NodeId) {}
 void Plugin::on_event(const ClusterEvent&) {}
 

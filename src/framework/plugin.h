@@ -93,8 +93,7 @@ class Plugin {
 
   // Filter: keeps the feasible nodes of nodes[0..n) at the front, in their original order, and
   // records every rejected node in `rejections`. Returns the number kept.
-  virtual size_t filter(const CycleContext& cycle, NodeId* nodes, size_t n,
-                        Rejections& rejections);
+  virtual size_t filter(const CycleContext& cycle, NodeId* nodes, size_t n, Rejections& rejections);
   // The upstream reason strings of one of this plugin's rejections, e.g. "Insufficient cpu".
   virtual void describe(const ClusterState& state, const Rejection& r,
                         std::vector<std::string>* reasons) const;
@@ -107,8 +106,7 @@ class Plugin {
   // normalize() rescales them in place to [0, kMaxNodeScore] (default: leave as is).
   virtual Status pre_score(const CycleContext& cycle, std::span<const NodeId> nodes);
   virtual void score(const CycleContext& cycle, std::span<const NodeId> nodes, int64_t* scores);
-  virtual void normalize(const CycleContext& cycle, std::span<const NodeId> nodes,
-                         int64_t* scores);
+  virtual void normalize(const CycleContext& cycle, std::span<const NodeId> nodes, int64_t* scores);
   // Optional shortcut, asked after a successful PreScore: when the pod's normalized score is the
   // same on every node (e.g. TaintToleration when no node has a PreferNoSchedule taint), returns
   // it, and the scheduling cycle skips score() and normalize() for this pod (a score common to

@@ -73,7 +73,8 @@ std::optional<QueuedPod> SchedulingQueue::pop(int64_t now_us) {
     Entry e = active_.back();
     active_.pop_back();
     auto it = where_.find(e.qp.serial);
-    if (it == where_.end() || it->second.where != Where::kActive || it->second.version != e.version) {
+    if (it == where_.end() || it->second.where != Where::kActive ||
+        it->second.version != e.version) {
       continue;  // stale entry (removed or moved)
     }
     where_.erase(it);

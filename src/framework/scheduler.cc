@@ -691,9 +691,7 @@ void Scheduler::on_event(const ClusterEvent& e) {
       break;
     case EventKind::kPodFinished:
     case EventKind::kNodeAdded:
-    case EventKind::kNodeUpdated:
-      queue_.move_all_to_active_or_backoff(now);
-      break;
+    case EventKind::kNodeUpdated: queue_.move_all_to_active_or_backoff(now); break;
     case EventKind::kNodeRemoved:
       for (auto it = nominations_.begin(); it != nominations_.end();) {
         if (it->second.node == e.node) {
@@ -703,8 +701,7 @@ void Scheduler::on_event(const ClusterEvent& e) {
         }
       }
       break;
-    case EventKind::kPodRunning:
-      break;
+    case EventKind::kPodRunning: break;
   }
   for (auto& prof : profiles_)
     for (auto& p : prof->plugins) p->on_event(e);

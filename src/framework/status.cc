@@ -20,7 +20,8 @@ std::string Diagnosis::message() const {
     msg += " " + pre_filter_message + ".";
   } else {
     std::vector<std::string> items;
-    for (const auto& [reason, count] : reason_counts) items.push_back(std::to_string(count) + " " + reason);
+    for (const auto& [reason, count] : reason_counts)
+      items.push_back(std::to_string(count) + " " + reason);
     std::sort(items.begin(), items.end());  // Go's sort.Strings: byte order
     if (!items.empty()) {
       std::string joined;

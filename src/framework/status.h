@@ -27,7 +27,8 @@ struct Status {
   static Status unschedulable(std::string_view plugin, std::string reason,
                               bool unresolvable = false) {
     return {unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
-            std::string(plugin), {std::move(reason)}};
+            std::string(plugin),
+            {std::move(reason)}};
   }
   static Status error(std::string_view plugin, std::string reason) {
     return {Code::kError, std::string(plugin), {std::move(reason)}};

@@ -23,8 +23,7 @@ std::string fixed_label(double v, int decimals) {
 // A linear tick label; `step` fixes the decimals so that all labels of an axis agree.
 std::string linear_label(double v, double step, double max_abs, Format f) {
   switch (f) {
-    case Format::kPercent:
-      return fixed_label(v * 100, decimals_for(step * 100)) + "%";
+    case Format::kPercent: return fixed_label(v * 100, decimals_for(step * 100)) + "%";
     case Format::kSeconds: {
       double scale = 1;
       const char* unit = " s";
@@ -38,8 +37,7 @@ std::string linear_label(double v, double step, double max_abs, Format f) {
       if (v == 0) return "0";
       return fixed_label(v * scale, decimals_for(step * scale)) + unit;
     }
-    case Format::kNumber:
-      break;
+    case Format::kNumber: break;
   }
   // Large counts: 20k, 1.5M, 2G instead of long digit strings.
   double div = 1;
@@ -60,12 +58,9 @@ std::string linear_label(double v, double step, double max_abs, Format f) {
 
 std::string log_label(double v, Format f) {
   switch (f) {
-    case Format::kPercent:
-      return format_number(v * 100, 3) + "%";
-    case Format::kSeconds:
-      return format_value(v, Format::kSeconds);
-    case Format::kNumber:
-      break;
+    case Format::kPercent: return format_number(v * 100, 3) + "%";
+    case Format::kSeconds: return format_value(v, Format::kSeconds);
+    case Format::kNumber: break;
   }
   if (v >= 1e9) return format_number(v / 1e9, 3) + "G";
   if (v >= 1e6) return format_number(v / 1e6, 3) + "M";

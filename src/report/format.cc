@@ -67,21 +67,11 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
       default:
         // Control characters other than tab/newline are not allowed in XML 1.0: drop them.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') break;
@@ -114,10 +104,8 @@ std::string format_number(double v, int sig) {
 std::string format_value(double v, Format f) {
   if (!std::isfinite(v)) return nonfinite(v);
   switch (f) {
-    case Format::kNumber:
-      return number_grouped(v);
-    case Format::kPercent:
-      return format_number(v * 100.0, 3) + "%";
+    case Format::kNumber: return number_grouped(v);
+    case Format::kPercent: return format_number(v * 100.0, 3) + "%";
     case Format::kSeconds: {
       const double a = std::fabs(round_sig(v, 4));
       if (a == 0) return "0 s";

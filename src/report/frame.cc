@@ -152,9 +152,7 @@ void begin(Svg& svg, const FrameSpec& spec, const Layout& lay) {
         case LegendEntry::kLine:
           svg.line(p.x, mid, p.x + kSwatch, mid, e.color, 2.5, e.dash);
           break;
-        case LegendEntry::kBox:
-          svg.rect(p.x + 4, mid - 6, kSwatch - 8, 12, e.color);
-          break;
+        case LegendEntry::kBox: svg.rect(p.x + 4, mid - 6, kSwatch - 8, 12, e.color); break;
         case LegendEntry::kMarker:
           svg.line(p.x, mid, p.x + kSwatch, mid, e.color, 1.5, e.dash);
           svg.circle(p.x + kSwatch / 2, mid, 3.5, e.color, "");

@@ -12,16 +12,11 @@ namespace orrery::sim {
 
 double Dist::mean() const {
   switch (kind) {
-    case Kind::kConstant:
-      return a;
-    case Kind::kUniform:
-      return (a + b) / 2;
-    case Kind::kNormal:
-      return a;  // ignoring the truncation at 0
-    case Kind::kLognormal:
-      return a * std::exp(b * b / 2);
-    case Kind::kExponential:
-      return a;
+    case Kind::kConstant: return a;
+    case Kind::kUniform: return (a + b) / 2;
+    case Kind::kNormal: return a;  // ignoring the truncation at 0
+    case Kind::kLognormal: return a * std::exp(b * b / 2);
+    case Kind::kExponential: return a;
   }
   return a;
 }
@@ -29,36 +24,22 @@ double Dist::mean() const {
 double Dist::sample(Rng& rng) const {
   double v = a;
   switch (kind) {
-    case Kind::kConstant:
-      break;
-    case Kind::kUniform:
-      v = rng.uniform(a, b);
-      break;
-    case Kind::kNormal:
-      v = rng.normal(a, b);
-      break;
-    case Kind::kLognormal:
-      v = a * std::exp(b * rng.normal());
-      break;
-    case Kind::kExponential:
-      v = a > 0 ? rng.exponential(1.0 / a) : 0;
-      break;
+    case Kind::kConstant: break;
+    case Kind::kUniform: v = rng.uniform(a, b); break;
+    case Kind::kNormal: v = rng.normal(a, b); break;
+    case Kind::kLognormal: v = a * std::exp(b * rng.normal()); break;
+    case Kind::kExponential: v = a > 0 ? rng.exponential(1.0 / a) : 0; break;
   }
   return v < 0 ? 0 : v;
 }
 
 std::string Dist::to_string() const {
   switch (kind) {
-    case Kind::kConstant:
-      return fmt_double(a);
-    case Kind::kUniform:
-      return "uniform(" + fmt_double(a) + ", " + fmt_double(b) + ")";
-    case Kind::kNormal:
-      return "normal(" + fmt_double(a) + ", " + fmt_double(b) + ")";
-    case Kind::kLognormal:
-      return "lognormal(median " + fmt_double(a) + ", " + fmt_double(b) + ")";
-    case Kind::kExponential:
-      return "exponential(mean " + fmt_double(a) + ")";
+    case Kind::kConstant: return fmt_double(a);
+    case Kind::kUniform: return "uniform(" + fmt_double(a) + ", " + fmt_double(b) + ")";
+    case Kind::kNormal: return "normal(" + fmt_double(a) + ", " + fmt_double(b) + ")";
+    case Kind::kLognormal: return "lognormal(median " + fmt_double(a) + ", " + fmt_double(b) + ")";
+    case Kind::kExponential: return "exponential(mean " + fmt_double(a) + ")";
   }
   return "";
 }

@@ -56,9 +56,7 @@ void Recorder::on_event(const fw::ClusterEvent& e) {
   switch (e.kind) {
     case EventKind::kNodeAdded:
     case EventKind::kNodeUpdated:
-    case EventKind::kNodeRemoved:
-      capacity_dirty_ = true;
-      return;
+    case EventKind::kNodeRemoved: capacity_dirty_ = true; return;
     case EventKind::kPodAdded: {
       if (e.pod_serial >= records_.size()) {
         records_.resize(std::max<size_t>(e.pod_serial + 1, records_.capacity()));
@@ -124,8 +122,7 @@ void Recorder::on_event(const fw::ClusterEvent& e) {
         }
       }
       return;
-    default:
-      return;
+    default: return;
   }
 }
 

@@ -89,8 +89,7 @@ void ReplicaSet::on_pod_event(const fw::ClusterEvent& e, uint32_t) {
       }
       return;
     }
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -140,12 +139,9 @@ void ReplicaSet::scale_down(int32_t count) {
   }
   auto phase_rank = [&](PodId p) {
     switch (st.pod(p).phase) {
-      case PodPhase::kPending:
-        return 0;
-      case PodPhase::kUnknown:
-        return 1;
-      default:
-        return 2;
+      case PodPhase::kPending: return 0;
+      case PodPhase::kUnknown: return 1;
+      default: return 2;
     }
   };
   std::sort(cand.begin(), cand.end(), [&](const Member* a, const Member* b) {

@@ -98,8 +98,7 @@ void SchedulerDriver::wake_at(Time t) {
 void SchedulerDriver::on_event(const fw::ClusterEvent& e) {
   switch (e.kind) {
     case fw::EventKind::kPodBound:
-    case fw::EventKind::kPodRunning:
-      return;
+    case fw::EventKind::kPodRunning: return;
     case fw::EventKind::kPodAdded:
       if (watch_unenforced_constraints_ && sim_.state().pod(e.pod).spec->constraints != 0) {
         stats_.warn(
@@ -109,8 +108,7 @@ void SchedulerDriver::on_event(const fw::ClusterEvent& e) {
       }
       wake_at(std::max(loop_.now(), busy_until_));
       return;
-    default:
-      wake_at(std::max(loop_.now(), busy_until_));
+    default: wake_at(std::max(loop_.now(), busy_until_));
   }
 }
 

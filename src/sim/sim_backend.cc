@@ -303,16 +303,12 @@ void SimBackend::remove(PodId pod, const std::string& reason) {
 void SimBackend::process_delete(PodId pod) {
   PodSim& ps = pods_[pod];
   switch (ps.stage) {
-    case PodStage::kTerminating:
-      return;
+    case PodStage::kTerminating: return;
     case PodStage::kPending:
     case PodStage::kBinding:
-    case PodStage::kDone:
-      remove(pod, ps.reason);
-      return;
+    case PodStage::kDone: remove(pod, ps.reason); return;
     case PodStage::kStarting:
-    case PodStage::kRunning:
-      break;
+    case PodStage::kRunning: break;
   }
   const Time grace = draw(lc_.termination, termination_rng_);
   if (grace == 0) {

@@ -202,17 +202,10 @@ void Simulation::build_events() {
         auto id = sim_->state().find_node(name);
         if (!id) continue;  // already removed
         switch (e.action) {
-          case NodeEventDef::Action::kFail:
-            sim_->fail_node(*id);
-            break;
-          case NodeEventDef::Action::kRecover:
-            sim_->recover_node(*id);
-            break;
-          case NodeEventDef::Action::kRemove:
-            sim_->remove_node(*id);
-            break;
-          case NodeEventDef::Action::kAdd:
-            break;
+          case NodeEventDef::Action::kFail: sim_->fail_node(*id); break;
+          case NodeEventDef::Action::kRecover: sim_->recover_node(*id); break;
+          case NodeEventDef::Action::kRemove: sim_->remove_node(*id); break;
+          case NodeEventDef::Action::kAdd: break;
         }
       }
     });

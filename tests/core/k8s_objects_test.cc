@@ -134,10 +134,12 @@ TEST(K8sObjects, ErrorsNameFileLineAndField) {
   std::string e = error_of(
       "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n"
       "      requests: {cpu: lots}\n");
-  EXPECT_NE(e.find("bad.yaml:7: spec.containers[0].resources.requests.cpu"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad.yaml:7: spec.containers[0].resources.requests.cpu"), std::string::npos)
+      << e;
   EXPECT_NE(e.find("invalid quantity \"lots\""), std::string::npos) << e;
 
-  e = error_of("kind: Node\nmetadata: {name: n}\nspec:\n  taints:\n  - {key: k, effect: Sometimes}\n");
+  e = error_of(
+      "kind: Node\nmetadata: {name: n}\nspec:\n  taints:\n  - {key: k, effect: Sometimes}\n");
   EXPECT_NE(e.find("bad.yaml:5: spec.taints[0].effect"), std::string::npos) << e;
 
   e = error_of("kind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: nope, containers: []}\n");
@@ -154,9 +156,10 @@ TEST(K8sObjects, ErrorsNameFileLineAndField) {
   }
   EXPECT_EQ(error_of("\n,\n").rfind("bad.yaml:2:", 0), 0u);
 
-  e = error_of("kind: Pod\nmetadata: {name: p}\nspec:\n  affinity:\n    nodeAffinity:\n"
-               "      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
-               "        - matchExpressions:\n          - {key: a, operator: Near, values: [x]}\n");
+  e = error_of(
+      "kind: Pod\nmetadata: {name: p}\nspec:\n  affinity:\n    nodeAffinity:\n"
+      "      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
+      "        - matchExpressions:\n          - {key: a, operator: Near, values: [x]}\n");
   EXPECT_NE(e.find("matchExpressions[0].operator"), std::string::npos) << e;
 
   e = error_of("metadata: {name: p}\n");

@@ -2,13 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include "core/node.h"
 #include "core/error.h"
+#include "core/node.h"
 
 namespace orrery {
 namespace {
 
-Taint taint(const char* k, const char* v, TaintEffect e) { return {intern(k), intern(v), e}; }
+Taint taint(const char* k, const char* v, TaintEffect e) {
+  return {intern(k), intern(v), e};
+}
 
 Toleration tol(StrId key, TolerationOp op, StrId value, TaintEffect effect) {
   Toleration t;
@@ -21,15 +23,16 @@ Toleration tol(StrId key, TolerationOp op, StrId value, TaintEffect effect) {
 
 TEST(Toleration, MatchesUpstreamRules) {
   Taint t = taint("dedicated", "gpu", TaintEffect::kNoSchedule);
-  Toleration eq = tol(intern("dedicated"), TolerationOp::kEqual, intern("gpu"), TaintEffect::kNoSchedule);
+  Toleration eq =
+      tol(intern("dedicated"), TolerationOp::kEqual, intern("gpu"), TaintEffect::kNoSchedule);
   EXPECT_TRUE(eq.tolerates(t));
-  Toleration wrong_value = tol(intern("dedicated"), TolerationOp::kEqual, intern("cpu"),
-                         TaintEffect::kNoSchedule);
+  Toleration wrong_value =
+      tol(intern("dedicated"), TolerationOp::kEqual, intern("cpu"), TaintEffect::kNoSchedule);
   EXPECT_FALSE(wrong_value.tolerates(t));
   Toleration exists = tol(intern("dedicated"), TolerationOp::kExists, kNoStr, TaintEffect::kNone);
   EXPECT_TRUE(exists.tolerates(t));
-  Toleration other_effect = tol(intern("dedicated"), TolerationOp::kExists, kNoStr,
-                          TaintEffect::kNoExecute);
+  Toleration other_effect =
+      tol(intern("dedicated"), TolerationOp::kExists, kNoStr, TaintEffect::kNoExecute);
   EXPECT_FALSE(other_effect.tolerates(t));
   Toleration everything = tol(kNoStr, TolerationOp::kExists, kNoStr, TaintEffect::kNone);
   EXPECT_TRUE(everything.tolerates(t));
@@ -75,7 +78,8 @@ TEST(NodeSelector, Operators) {
 TEST(NodeSelector, TermsOrRequirementsAnd) {
   LabelSet l = labels({{"zone", "a"}, {"disk", "ssd"}});
   NodeSelectorTerm both;
-  both.match_expressions = {req("zone", SelectorOp::kIn, {"a"}), req("disk", SelectorOp::kIn, {"hdd"})};
+  both.match_expressions = {req("zone", SelectorOp::kIn, {"a"}),
+                            req("disk", SelectorOp::kIn, {"hdd"})};
   NodeSelectorTerm zone;
   zone.match_expressions = {req("zone", SelectorOp::kIn, {"a"})};
   EXPECT_FALSE(matches(both, l, intern("n1")));

@@ -58,8 +58,8 @@ TEST(Quantity, MemoryBytes) {
   EXPECT_EQ(units("129M"), 129000000LL);
   EXPECT_EQ(units("123Mi"), 128974848LL);
   EXPECT_EQ(units("1E3"), 1000);
-  EXPECT_EQ(units("1e-3"), 1);   // rounds up to a whole byte
-  EXPECT_EQ(units("100m"), 1);   // 0.1 byte rounds up
+  EXPECT_EQ(units("1e-3"), 1);            // rounds up to a whole byte
+  EXPECT_EQ(units("100m"), 1);            // 0.1 byte rounds up
   EXPECT_EQ(units("1.G"), 1000000000LL);  // upstream accepts a trailing dot
   EXPECT_EQ(units(".5Ki"), 512);
   EXPECT_TRUE(invalid("8Ei")) << "2^63 is one more than int64 max";
@@ -76,13 +76,13 @@ TEST(Quantity, LargeAndLongNumbers) {
 TEST(Quantity, Invalid) {
   EXPECT_TRUE(invalid(""));
   EXPECT_TRUE(invalid("abc"));
-  EXPECT_TRUE(invalid("1K"));      // decimal kilo is lower-case k
+  EXPECT_TRUE(invalid("1K"));  // decimal kilo is lower-case k
   EXPECT_TRUE(invalid("1KB"));
   EXPECT_TRUE(invalid("1e"));
   EXPECT_TRUE(invalid("1 Gi"));
   EXPECT_TRUE(invalid("1.2.3"));
-  EXPECT_TRUE(invalid("-1"));      // requests and capacities are non-negative
-  EXPECT_TRUE(invalid("10Ei"));    // does not fit in int64
+  EXPECT_TRUE(invalid("-1"));    // requests and capacities are non-negative
+  EXPECT_TRUE(invalid("10Ei"));  // does not fit in int64
   EXPECT_TRUE(invalid("99999999999999999999"));
   EXPECT_TRUE(invalid("."));
   EXPECT_TRUE(invalid("Mi"));

@@ -153,7 +153,8 @@ TEST(Scheduler, FixedPercentageWithInfeasibleNodesScansFurther) {
   // 200 nodes, 50 %: needs 100 feasible; the first 150 nodes are full, so it examines 250? No:
   // it examines nodes until 100 feasible are found or all nodes were seen.
   ClusterState st;
-  for (int i = 0; i < 200; ++i) st.add_node(node("n" + std::to_string(1000 + i), i < 150 ? 50 : 1000));
+  for (int i = 0; i < 200; ++i)
+    st.add_node(node("n" + std::to_string(1000 + i), i < 150 ? 50 : 1000));
   st.add_pod(pod("p", 100));
   SnapshotBackend be(std::move(st));
   auto p = profile();

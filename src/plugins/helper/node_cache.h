@@ -30,11 +30,7 @@ class NodeCache {
   }
   // For flag values: the bitwise OR over the live nodes as of the last get(), so a plugin can
   // skip a whole pass when no node has a flag (e.g. no node is tainted).
-  T any() const
-    requires std::is_integral_v<T>
-  {
-    return any_;
-  }
+  T any() const requires std::is_integral_v<T> { return any_; }
 
  private:
   std::vector<T> values_;

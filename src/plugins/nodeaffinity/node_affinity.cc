@@ -136,16 +136,11 @@ bool column_matches(const NodeSelectorRequirement& r, const LabelColumns::Column
     return std::find(r.values.begin(), r.values.end(), c.value[id]) != r.values.end();
   };
   switch (r.op) {
-    case SelectorOp::kIn:
-      return c.has[id] && in_values();
-    case SelectorOp::kNotIn:
-      return !c.has[id] || !in_values();
-    case SelectorOp::kExists:
-      return c.has[id];
-    case SelectorOp::kDoesNotExist:
-      return !c.has[id];
-    default:
-      return matches(r, labels);
+    case SelectorOp::kIn: return c.has[id] && in_values();
+    case SelectorOp::kNotIn: return !c.has[id] || !in_values();
+    case SelectorOp::kExists: return c.has[id];
+    case SelectorOp::kDoesNotExist: return !c.has[id];
+    default: return matches(r, labels);
   }
 }
 

@@ -178,12 +178,9 @@ size_t fit_nodes(const ClusterState& st, const ResourceId* ids, const int64_t* r
 size_t NodeResourcesFit::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
                                 fw::Rejections& rejections) {
   switch (num_checks_) {
-    case 0:
-      return fit_nodes<0>(cycle.state, check_ids_, check_req_, 0, nodes, n, rejections);
-    case 1:
-      return fit_nodes<1>(cycle.state, check_ids_, check_req_, 1, nodes, n, rejections);
-    case 2:
-      return fit_nodes<2>(cycle.state, check_ids_, check_req_, 2, nodes, n, rejections);
+    case 0: return fit_nodes<0>(cycle.state, check_ids_, check_req_, 0, nodes, n, rejections);
+    case 1: return fit_nodes<1>(cycle.state, check_ids_, check_req_, 1, nodes, n, rejections);
+    case 2: return fit_nodes<2>(cycle.state, check_ids_, check_req_, 2, nodes, n, rejections);
     default:
       return fit_nodes<-1>(cycle.state, check_ids_, check_req_, num_checks_, nodes, n, rejections);
   }
@@ -208,12 +205,8 @@ void NodeResourcesFit::score(const fw::CycleContext& cycle, std::span<const Node
                              int64_t* scores) {
   table_.bind(cycle.state, pod_req_);
   switch (args_.strategy) {
-    case ScoringStrategy::kLeastAllocated:
-      table_.least_allocated(nodes, scores);
-      break;
-    case ScoringStrategy::kMostAllocated:
-      table_.most_allocated(nodes, scores);
-      break;
+    case ScoringStrategy::kLeastAllocated: table_.least_allocated(nodes, scores); break;
+    case ScoringStrategy::kMostAllocated: table_.most_allocated(nodes, scores); break;
     case ScoringStrategy::kRequestedToCapacityRatio: {
       const size_t k = table_.size();
       int64_t requested[kMaxResources], allocatable[kMaxResources];

@@ -37,10 +37,8 @@ bool spreads_by_owner(const Pod& pod) {
   switch (pod.owner.kind) {
     case OwnerKind::kReplicaSet:
     case OwnerKind::kDeployment:
-    case OwnerKind::kStatefulSet:
-      return !pod.owner.name.empty();
-    default:
-      return false;
+    case OwnerKind::kStatefulSet: return !pod.owner.name.empty();
+    default: return false;
   }
 }
 

@@ -7,14 +7,10 @@ namespace orrery::baselines {
 
 std::string_view plugin_name(Sencillo kind) {
   switch (kind) {
-    case Sencillo::kRandom:
-      return "SencilloRandom";
-    case Sencillo::kBiggestEdgeFirst:
-      return "BiggestEdgeFirst";
-    case Sencillo::kSmallestEdgeFirst:
-      return "SmallestEdgeFirst";
-    case Sencillo::kCloudFirst:
-      return "CloudFirst";
+    case Sencillo::kRandom: return "SencilloRandom";
+    case Sencillo::kBiggestEdgeFirst: return "BiggestEdgeFirst";
+    case Sencillo::kSmallestEdgeFirst: return "SmallestEdgeFirst";
+    case Sencillo::kCloudFirst: return "CloudFirst";
   }
   return "";
 }
@@ -39,8 +35,7 @@ void SencilloScore::score(const fw::CycleContext& cycle, std::span<const NodeId>
         scores[i] = s.node(nodes[i]).tier == Tier::kEdge ? 0 : fw::kMaxNodeScore;
       return;
     case Sencillo::kBiggestEdgeFirst:
-    case Sencillo::kSmallestEdgeFirst:
-      break;
+    case Sencillo::kSmallestEdgeFirst: break;
   }
   // M_CPU, M_MEM: the edge's total allocatable.
   double total_cpu = 0, total_mem = 0;

@@ -38,7 +38,7 @@ struct ReproOptions {
   std::vector<uint64_t> seeds = {1, 2, 3};
   unsigned threads = 1;
   bool wall_clock = true;
-  bool reference = true;  // also run the "_ref" profiles
+  bool reference = true;                             // also run the "_ref" profiles
   std::vector<ReproWorkload> workloads;              // empty: paper_workloads(quick)
   std::function<void(const std::string&)> progress;  // one line per finished run
 };

@@ -94,8 +94,7 @@ void KubeDsm::on_event(const fw::ClusterEvent& e) {
         if (s.pod_alive(id) && s.pod_serial(id) == serial && s.pod_node(id) == kNoNode) enqueue(id);
       parked_.clear();
       break;
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -43,8 +43,8 @@ TEST(Megha, TwoGmsRacingForOneWorkerOneWinsTheOtherRetries) {
 TEST(Megha, RejectedTaskRetriesAtOnceOrWaitsAsTheReference) {
   // GM 0's partition: workers A and C with constraint 0; GM 1's: two workers without it.
   ClusterConfig c = parse_cluster_config(testing::megha_json({{{"11"}, {"00"}}}), "c.json");
-  Workload w = make_workload(testing::trace("0 1 5 5\n0 1 1 1\n"), testing::no_constraints(1), 1,
-                             c, std::vector<ConstraintOverride>{{0, 0, 1}, {1, 0, 1}});
+  Workload w = make_workload(testing::trace("0 1 5 5\n0 1 1 1\n"), testing::no_constraints(1), 1, c,
+                             std::vector<ConstraintOverride>{{0, 0, 1}, {1, 0, 1}});
   RunOptions o;
   o.pick = Pick::kMinConstraints;  // both GMs pick A (lowest index): a deterministic race
   o.aligned_heartbeats = true;
