@@ -1,40 +1,23 @@
 // `orrery sim --arch megha|pigeonc` and `orrery repro federated` run as a user would: exit codes,
 // named errors with no summary written, byte-identical outputs for equal seeds.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "core/k8s_objects.h"
 
+#include "run_orrery.h"
 #include "scratch_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(ORRERY_BIN) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+using Result = orrery::testing::RunResult;
+const auto run = orrery::testing::run_orrery;
 
 const std::string kData = std::string(ORRERY_SHARED_DIR) + "/traces/megha/";
 

@@ -1,37 +1,20 @@
 // `orrery schedule` / `orrery score` run as a user would: exit codes (0 ok, 1 usage/input error),
 // error messages naming the file and field, and the JSON contracts.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/k8s_objects.h"
 
+#include "run_orrery.h"
 #include "scratch_dir.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(ORRERY_BIN) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+using Result = orrery::testing::RunResult;
+const auto run = orrery::testing::run_orrery;
 
 const std::string kData = std::string(ORRERY_SOURCE_DIR) + "/tests/data/schedule/";
 
