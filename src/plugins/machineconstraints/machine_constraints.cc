@@ -1,5 +1,6 @@
 #include "plugins/machineconstraints/machine_constraints.h"
 
+#include "plugins/helper/keep_nodes.h"
 #include "plugins/helper/names.h"
 
 namespace orrery::plugins {
@@ -19,16 +20,8 @@ size_t MachineConstraints::filter(const fw::CycleContext& cycle, NodeId* nodes, 
   if (required == 0) return n;
   const std::vector<uint64_t>& satisfied =
       node_constraints_.get(cycle.state, [](const Node& node) { return node.constraints; });
-  size_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const NodeId id = nodes[i];
-    if (required & ~satisfied[id]) {
-      rejections.add(id, 0, 0, /*unresolvable=*/true);
-    } else {
-      nodes[kept++] = id;
-    }
-  }
-  return kept;
+  return keep_nodes_unless(nodes, n, rejections,
+                           [&](NodeId id) { return (required & ~satisfied[id]) != 0; });
 }
 
 void MachineConstraints::describe(const ClusterState&, const fw::Rejection&,

@@ -1,5 +1,6 @@
 #include "plugins/nodename/node_name.h"
 
+#include "plugins/helper/keep_nodes.h"
 #include "plugins/helper/names.h"
 
 namespace orrery::plugins {
@@ -12,16 +13,8 @@ size_t NodeName::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,
                         fw::Rejections& rejections) {
   const std::string& wanted = cycle.pod.node_name;
   if (wanted.empty()) return n;
-  size_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const NodeId id = nodes[i];
-    if (cycle.state.node(id).name == wanted) {
-      nodes[kept++] = id;
-    } else {
-      rejections.add(id, 0, 0, /*unresolvable=*/true);
-    }
-  }
-  return kept;
+  return keep_nodes_unless(nodes, n, rejections,
+                           [&](NodeId id) { return cycle.state.node(id).name != wanted; });
 }
 
 void NodeName::describe(const ClusterState&, const fw::Rejection&,

@@ -1,5 +1,6 @@
 #include "plugins/nodeunschedulable/node_unschedulable.h"
 
+#include "plugins/helper/keep_nodes.h"
 #include "plugins/helper/names.h"
 
 namespace orrery::plugins {
@@ -15,16 +16,7 @@ size_t NodeUnschedulable::filter(const fw::CycleContext& cycle, NodeId* nodes, s
   static const Taint kUnschedulableTaint{intern("node.kubernetes.io/unschedulable"), kNoStr,
                                          TaintEffect::kNoSchedule};
   if (!unschedulable_.any() || tolerates(cycle.spec.tolerations, kUnschedulableTaint)) return n;
-  size_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const NodeId id = nodes[i];
-    if (flag[id]) {
-      rejections.add(id, 0, 0, /*unresolvable=*/true);
-    } else {
-      nodes[kept++] = id;
-    }
-  }
-  return kept;
+  return keep_nodes_unless(nodes, n, rejections, [&](NodeId id) { return flag[id] != 0; });
 }
 
 void NodeUnschedulable::describe(const ClusterState&, const fw::Rejection&,
