@@ -186,6 +186,22 @@ TEST(BalancedAllocation, UpstreamExamples) {
   EXPECT_EQ(balanced_allocation_score(std::vector<int64_t>{8, 2}, std::vector<int64_t>{4, 4}), 75);
 }
 
+TEST(BalancedAllocation, ThreeConfiguredResourcesUseTheGeneralFormula) {
+  // The plugin's own loop on three resources: fractions 0.5, 0.25, 0.75 → 79 as above; on a node
+  // without ephemeral storage only cpu and memory count: std = |0.5 - 0.25| / 2 → 87.
+  Harness h(node_doc("three", "{cpu: 4000m, memory: 4000, ephemeral-storage: 4000}") +
+                node_doc("two", "{cpu: 4000m, memory: 4000}") +
+                pod_doc("p", {"{cpu: 2000m, memory: 1000, ephemeral-storage: 3000}"}),
+            config_with({kBalanced},
+                        "  pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n"
+                        "    args:\n      resources: [{name: cpu, weight: 1}, "
+                        "{name: memory, weight: 1}, {name: ephemeral-storage, "
+                        "weight: 1}]\n"));
+  auto s = h.scores("p", kBalanced);
+  EXPECT_EQ(s["three"], 79);
+  EXPECT_EQ(s["two"], 87);
+}
+
 TEST(BalancedAllocation, UsesRealRequestsAndSkipsBestEffortPods) {
   // Balanced uses real requests (no non-zero defaults): a pod without requests is best-effort and
   // the plugin's PreScore skips it, so it scores 0 on every node.

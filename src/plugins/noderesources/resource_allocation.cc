@@ -257,26 +257,14 @@ void ResourceTable::balanced(std::span<const NodeId> nodes, int64_t* scores) {
     });
     return;
   }
+  // Other resource lists (rare): upstream's formula itself, on the node's totals with the pod.
   memo_.score(use_memo, nodes.data(), nodes.size(), scores, [&](NodeId id) {
-    double fractions[kMaxResources];
-    size_t n = 0;
-    double total = 0;
+    int64_t requested[kMaxResources], allocatable[kMaxResources];
     for (size_t a = 0; a < active; ++a) {
-      if (alloc[a][id] == 0) continue;
-      const double f = fraction(a, id);
-      total += f;
-      fractions[n++] = f;
+      requested[a] = used[a][id] + req0[a];
+      allocatable[a] = alloc[a][id];
     }
-    double std_dev = 0;
-    if (n == 2) {
-      std_dev = std::abs((fractions[0] - fractions[1]) / 2);
-    } else if (n > 2) {
-      const double mean = total / static_cast<double>(n);
-      double sum = 0;
-      for (size_t k = 0; k < n; ++k) sum = sum + (fractions[k] - mean) * (fractions[k] - mean);
-      std_dev = std::sqrt(sum / static_cast<double>(n));
-    }
-    return static_cast<int64_t>((1 - std_dev) * 100.0);
+    return balanced_allocation_score({requested, active}, {allocatable, active});
   });
 }
 
