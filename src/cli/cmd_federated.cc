@@ -2,10 +2,12 @@
 // report plus CSV/JSON (src/policies/federated/repro.h); and the `orrery sim` options that run
 // one Megha/PigeonC trace replay (`--cluster-config FILE_C.json --arch megha|pigeonc`).
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -15,6 +17,24 @@
 #include "report/format.h"
 
 namespace orrery::cli {
+
+namespace {
+
+// The enum value a flag's text names; otherwise an InputError "FLAG: expected a or b, got "x"".
+template <class E>
+E one_of(const char* flag, const std::string& text,
+         std::initializer_list<std::pair<const char*, E>> choices) {
+  std::string names;
+  size_t i = 0;
+  for (const auto& [name, value] : choices) {
+    if (text == name) return value;
+    names += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(name);
+    ++i;
+  }
+  throw InputError(std::string(flag) + ": expected " + names + ", got \"" + text + "\"");
+}
+
+}  // namespace
 
 void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
   sim->add_option("--cluster-config", f->cluster_config,
@@ -56,27 +76,15 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
   if (trace.empty()) throw InputError("--cluster-config needs --trace FILE.tr");
   if (out.empty()) throw InputError("--out DIR is required");
   federated::SimRequest req;
-  if (f.arch == "megha") {
-    req.arch = federated::Arch::kMegha;
-  } else if (f.arch == "pigeonc") {
-    req.arch = federated::Arch::kPigeonC;
-  } else {
-    throw InputError("--arch: expected megha or pigeonc, got \"" + f.arch + "\"");
-  }
-  if (f.match == "random") {
-    req.options.pick = federated::Pick::kRandom;
-  } else if (f.match == "minc") {
-    req.options.pick = federated::Pick::kMinConstraints;
-  } else {
-    throw InputError("--match: expected random or minc, got \"" + f.match + "\"");
-  }
-  if (f.lm_order == "fixed") {
-    req.options.lm_order = federated::LmOrder::kFixed;
-  } else if (f.lm_order == "rotate") {
-    req.options.lm_order = federated::LmOrder::kRotate;
-  } else {
-    throw InputError("--lm-order: expected fixed or rotate, got \"" + f.lm_order + "\"");
-  }
+  req.arch = one_of<federated::Arch>(
+      "--arch", f.arch,
+      {{"megha", federated::Arch::kMegha}, {"pigeonc", federated::Arch::kPigeonC}});
+  req.options.pick = one_of<federated::Pick>(
+      "--match", f.match,
+      {{"random", federated::Pick::kRandom}, {"minc", federated::Pick::kMinConstraints}});
+  req.options.lm_order = one_of<federated::LmOrder>(
+      "--lm-order", f.lm_order,
+      {{"fixed", federated::LmOrder::kFixed}, {"rotate", federated::LmOrder::kRotate}});
   if (f.replicate < 1) throw InputError("--replicate: expected a positive integer");
   if (f.cutoff && *f.cutoff < 0) throw InputError("--cutoff: expected seconds >= 0");
   if (f.heartbeat_s && !(*f.heartbeat_s > 0)) throw InputError("--heartbeat: expected seconds > 0");

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/k8s_objects.h"
 
@@ -81,6 +83,16 @@ TEST(FederatedCli, BadInputIsExitOneWithNoSummary) {
   r = run("sim --trace " + trace + " --cluster-config " + kData +
           "megha_config_G1L1S9_C.json --arch megha --workers 10 --out " + out);
   EXPECT_EQ(r.code, 1);
+  // Misspelt choices name the flag and every accepted value.
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--arch borg", "--arch: expected megha or pigeonc, got \"borg\""},
+           {"--arch megha --match best", "--match: expected random or minc, got \"best\""},
+           {"--arch megha --lm-order any", "--lm-order: expected fixed or rotate, got \"any\""}}) {
+    r = run("sim --trace " + trace + " --cluster-config " + kData + "megha_config_G1L1S9_C.json " +
+            flags + " --out " + out);
+    EXPECT_EQ(r.code, 1) << flags;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
   EXPECT_FALSE(fs::exists(out + "/summary.json"));
   fs::remove_all(d);
 }
