@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "sim/builtin_policies.h"
+#include "policies/kube/policies.h"
 #include "sim/event_loop.h"
 #include "sim/simulation.h"
 #include "sim/trace.h"
@@ -38,9 +38,11 @@ BENCHMARK(BM_EventLoopHold)->Arg(1000)->Arg(100000);
 
 // A policy that binds every new pod to a free one-slot worker (free list): the simulator's own
 // cost per pod, without a scheduling framework.
-class FreeWorkers : public Component, public fw::EventListener {
+class FreeWorkers : public fw::Component, public fw::EventListener {
  public:
-  explicit FreeWorkers(PolicyContext& ctx) : sim_(ctx.sim) { sim_.add_listener(this); }
+  explicit FreeWorkers(fw::PolicyContext& ctx) : sim_(ctx.runtime.backend) {
+    sim_.add_listener(this);
+  }
   ~FreeWorkers() override { sim_.remove_listener(this); }
   void start() override {
     for (NodeId n : sim_.state().nodes()) free_.push_back(n);
@@ -66,7 +68,7 @@ class FreeWorkers : public Component, public fw::EventListener {
   }
 
  private:
-  SimBackend& sim_;
+  fw::ClusterBackend& sim_;
   std::vector<NodeId> free_;
   std::vector<std::pair<PodId, uint64_t>> waiting_;
   size_t head_ = 0;
@@ -86,9 +88,9 @@ Scenario trace_subset(int jobs, int workers) {
 
 void run_trace(benchmark::State& state, const std::string& policy, int jobs, int workers) {
   const Scenario sc = trace_subset(jobs, workers);
-  PolicyRegistry reg;
-  register_builtin_policies(reg);
-  reg.add("free-workers", "bench", [](PolicyContext& ctx) -> std::unique_ptr<Component> {
+  fw::PolicyRegistry reg;
+  kube::register_policies(reg);
+  reg.add("free-workers", "bench", [](fw::PolicyContext& ctx) -> std::unique_ptr<fw::Component> {
     return std::make_unique<FreeWorkers>(ctx);
   });
   uint64_t events = 0, pods = 0;

@@ -19,23 +19,16 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/files.h"
-#include "policies/baselines/sim_policies.h"
-#include "policies/kubedsm/sim_policy.h"
+#include "policies/catalog.h"
 #include "report/run_report.h"
-#include "sim/builtin_policies.h"
 #include "sim/demo_scenario.h"
 #include "sim/simulation.h"
 
 namespace orrery::cli {
 
-// Every scheduling policy the simulator can run, by name. Policy modules add their registration
-// here (one line each).
-sim::PolicyRegistry simulation_policies() {
-  sim::PolicyRegistry r;
-  sim::register_builtin_policies(r);
-  kubedsm::register_sim_policies(r);
-  baselines::register_sim_policies(r);
-  return r;
+// Every scheduling policy the simulator can run, by name (policies/catalog.h).
+fw::PolicyRegistry simulation_policies() {
+  return policies::catalog();
 }
 
 namespace {
@@ -60,7 +53,7 @@ void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_flag("--quiet,-q", f->quiet, "No progress bar or summary on the terminal");
 }
 
-std::string policy_list(const sim::PolicyRegistry& reg) {
+std::string policy_list(const fw::PolicyRegistry& reg) {
   std::string out;
   for (const std::string& n : reg.names()) out += "  " + n + "  " + reg.description(n) + "\n";
   return out;
@@ -115,12 +108,12 @@ void print_summary(const Json& s, const std::string& dir) {
 }
 
 // One run into `dir`. Returns its summary.
-Json run_one(const sim::Scenario& sc, const sim::PolicyRegistry& reg, const std::string& policy,
+Json run_one(const sim::Scenario& sc, const fw::PolicyRegistry& reg, const std::string& policy,
              const RunFlags& f, bool progress, const std::string& dir) {
   sim::RunOptions opt;
   opt.policy = policy;
   opt.seed = f.seed;
-  if (!f.duration.empty()) opt.duration = sim::parse_duration_text(f.duration, "--duration");
+  if (!f.duration.empty()) opt.duration = orrery::parse_duration_text(f.duration, "--duration");
   opt.wall_clock = !f.no_wall_clock;
   opt.progress = progress;
   sim::Simulation simulation(sc, reg, opt);
@@ -143,7 +136,7 @@ Json run_one(const sim::Scenario& sc, const sim::PolicyRegistry& reg, const std:
 // its own copy of the scenario), then writes DIR/report.html. Returns the exit code.
 int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
             const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
-  const sim::PolicyRegistry reg = simulation_policies();
+  const fw::PolicyRegistry reg = simulation_policies();
   if (profiles.empty()) throw InputError("--profiles: expected at least one policy name");
   for (const std::string& p : profiles) {
     if (!reg.has(p)) {
@@ -239,7 +232,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
       "Writes DIR/summary.json (last), jobs.csv, pods.csv, timeseries.csv and edge_ratio.csv "
       "(when the cluster has edge nodes). See docs/simulator.md.");
   table.push_back({sim_app, [so] {
-                     const sim::PolicyRegistry reg = simulation_policies();
+                     const fw::PolicyRegistry reg = simulation_policies();
                      if (so->list) {
                        std::printf("%s", policy_list(reg).c_str());
                        return 0;
@@ -313,7 +306,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   demo->footer("The scenario is scenarios/demo.yaml, compiled into the binary.");
   table.push_back(
       {demo, [dopt] {
-         const sim::PolicyRegistry reg = simulation_policies();
+         const fw::PolicyRegistry reg = simulation_policies();
          std::vector<std::string> profiles;
          for (const char* p :
               {"kube-default", "kube-binpack", "kubedsm", "bef", "sef", "cf", "random"}) {

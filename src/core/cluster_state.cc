@@ -162,13 +162,17 @@ void ClusterState::add_requests(const PodSpec& spec, NodeId node, int64_t sign) 
   }
 }
 
+void ClusterState::count_requests(const PodSpec& spec, NodeId node, int64_t sign) {
+  add_requests(spec, node, sign);
+  touch(node);
+  nonzero_cpu_[node] += sign * spec.nonzero_request[kCpu];
+  nonzero_memory_[node] += sign * spec.nonzero_request[kMemory];
+}
+
 void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
   if (const GroupId g = pod_group_[id]; g != kNoGroup) count_group(g, node);
-  add_requests(spec, node, 1);
-  touch(node);
-  nonzero_cpu_[node] += spec.nonzero_request[kCpu];
-  nonzero_memory_[node] += spec.nonzero_request[kMemory];
+  count_requests(spec, node, 1);
   pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
   node_pods_[node].push_back(id);
 }
@@ -179,10 +183,7 @@ void ClusterState::uncount(PodId id) {
   const NodeId node = pod_node_[id];
   const PodSpec& spec = *pods_[id].spec;
   if (const GroupId g = pod_group_[id]; g != kNoGroup) uncount_group(g, node);
-  add_requests(spec, node, -1);
-  touch(node);
-  nonzero_cpu_[node] -= spec.nonzero_request[kCpu];
-  nonzero_memory_[node] -= spec.nonzero_request[kMemory];
+  count_requests(spec, node, -1);
   std::vector<PodId>& list = node_pods_[node];
   const PodId last = list.back();
   list[slot] = last;
@@ -264,6 +265,16 @@ void ClusterState::remove_pod(PodId id) {
   pod_group_[id] = kNoGroup;
   free_pod_ids_.push_back(id);
   --pod_count_;
+}
+
+void ClusterState::replace_spec(PodId id, std::shared_ptr<const PodSpec> spec) {
+  if (!pod_alive(id)) throw std::logic_error("replace_spec: dead pod");
+  if (!spec) throw std::logic_error("replace_spec: no spec");
+  const NodeId node = pod_node_[id];
+  const bool counted = pod_slot_on_node_[id] != kNotCounted;
+  if (counted) uncount(id);
+  pods_[id].spec = std::move(spec);
+  if (counted) count_on_node(id, node);
 }
 
 void ClusterState::set_phase(PodId id, PodPhase phase) {

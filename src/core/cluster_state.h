@@ -66,6 +66,12 @@ class ClusterState {
   Resources allocatable_of(NodeId id) const;
   Resources requested_of(NodeId id) const;
   Resources free_of(NodeId id) const { return allocatable_of(id) - requested_of(id); }
+  // Room held on a node for a pod that does not exist yet (fw::Reservations: a plan's pod still to
+  // be created): `spec`'s requests are counted there like an assumed pod's, without a pod.
+  // release_room() undoes exactly one hold_room().
+  void hold_room(NodeId node, const PodSpec& spec) { count_requests(spec, node, 1); }
+  void release_room(NodeId node, const PodSpec& spec) { count_requests(spec, node, -1); }
+
   // Pods counted on the node (bound or assumed, not terminal).
   const std::vector<PodId>& pods_on(NodeId id) const { return node_pods_[id]; }
 
@@ -95,6 +101,13 @@ class ClusterState {
   // Terminal phases release the node's resources; the pod keeps its node for reporting.
   void set_phase(PodId id, PodPhase phase);
 
+  // The pod is being deleted (deletionTimestamp set); it keeps its node's room until removed.
+  void set_terminating(PodId id) { pods_[id].terminating = true; }
+  // Replaces the pod's spec (an update or a mutation); its requests are re-counted on its node.
+  void replace_spec(PodId id, std::shared_ptr<const PodSpec> spec);
+  void set_scheduling_gates(PodId id, std::vector<std::string> gates) {
+    pods_[id].scheduling_gates = std::move(gates);
+  }
   bool pod_alive(PodId id) const { return id < pods_.size() && pod_alive_[id]; }
   const Pod& pod(PodId id) const { return pods_[id]; }
   NodeId pod_node(PodId id) const { return pod_node_[id]; }
@@ -109,6 +122,8 @@ class ClusterState {
  private:
   void count_on_node(PodId id, NodeId node);
   void add_requests(const PodSpec& spec, NodeId node, int64_t sign);
+  // add_requests plus the scoring (non-zero) requests and a new node version.
+  void count_requests(const PodSpec& spec, NodeId node, int64_t sign);
   struct NodeGroup {
     GroupId group;
     uint32_t index;  // of the node's entry in group_nodes_[group]

@@ -489,6 +489,12 @@ struct Reader {
       pp.class_where = spec.child("priorityClassName").where();
     }
     p.node_name = spec.str_or("nodeName", "");
+    if (spec.has("schedulingGates")) {
+      Ctx gates = spec.child("schedulingGates");
+      gates.expect_seq();
+      for (size_t i = 0; i < gates.size(); ++i)
+        p.scheduling_gates.push_back(gates.item(i).child("name").str());
+    }
     Ctx status = c.child("status");
     if (status.defined() && status.has("phase")) {
       Ctx ph = status.child("phase");

@@ -107,7 +107,9 @@ struct Pod {
   OwnerRef owner;
   std::string node_name;  // spec.nodeName as read from input; ClusterState tracks the NodeId
   PodPhase phase = PodPhase::kPending;
-  int64_t creation_us = 0;  // creationTimestamp (unix µs) or simulated time
+  int64_t creation_us = 0;                    // creationTimestamp (unix µs) or simulated time
+  bool terminating = false;                   // metadata.deletionTimestamp is set: being deleted
+  std::vector<std::string> scheduling_gates;  // spec.schedulingGates: not scheduled while any
 
   std::string key() const { return ns + "/" + name; }
 };

@@ -129,7 +129,9 @@ uint32_t point_bit(const std::string& point) {
   if (point == "preBind") return kPreBind;
   if (point == "bind") return kBind;
   if (point == "postBind") return kPostBind;
-  return 0;  // preEnqueue: no orrery plugin implements it
+  if (point == "preEnqueue") return kPreEnqueue;
+  if (point == "mutate") return kMutate;
+  return 0;
 }
 
 // Upstream mergePluginSet for multiPoint: the defaults minus the disabled ones, custom entries
@@ -164,12 +166,14 @@ std::vector<PluginSetting> merge_multipoint(const PluginSet* custom) {
 
 std::vector<Plugin*>* point_list(Profile& p, uint32_t bit) {
   switch (bit) {
+    case kPreEnqueue: return &p.pre_enqueue;
     case kPreFilter: return &p.pre_filter;
     case kFilter: return &p.filter;
     case kPostFilter: return &p.post_filter;
     case kPreScore: return &p.pre_score;
     case kReserve: return &p.reserve;
     case kPermit: return &p.permit;
+    case kMutate: return &p.mutate;
     case kPreBind: return &p.pre_bind;
     case kBind: return &p.bind;
     case kPostBind: return &p.post_bind;
@@ -192,8 +196,8 @@ struct OrderedNames {
 
 const std::vector<std::string>& extension_point_names() {
   static const std::vector<std::string> kNames = {
-      "preEnqueue", "queueSort", "preFilter", "filter",  "postFilter", "preScore",
-      "score",      "reserve",   "permit",    "preBind", "bind",       "postBind"};
+      "preEnqueue", "queueSort", "preFilter", "filter",  "postFilter", "preScore", "score",
+      "reserve",    "permit",    "mutate",    "preBind", "bind",       "postBind"};
   return kNames;
 }
 
@@ -297,8 +301,9 @@ QueueOptions queue_options(const SchedulerConfig& config) {
 
 std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_percentage,
                                        const PluginRegistry& registry,
-                                       std::vector<std::string>* warnings) {
+                                       std::vector<std::string>* warnings, Runtime* runtime) {
   auto prof = std::make_unique<Profile>();
+  prof->handle = make_profile_handle(runtime, prof.get());
   prof->scheduler_name = config.scheduler_name;
   prof->percentage_of_nodes_to_score = config.percentage_of_nodes_to_score >= 0
                                            ? config.percentage_of_nodes_to_score
@@ -333,6 +338,7 @@ std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_p
     PluginArgs args;
     args.profile = config.scheduler_name;
     args.deterministic = config.deterministic_ties;
+    args.handle = prof->handle.get();
     auto a = config.plugin_args.find(name);
     if (a != config.plugin_args.end()) {
       args.args = a->second;
@@ -375,8 +381,8 @@ std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_p
   for (const auto& [name, where] : config.plugin_args_where) {
     if (!registry.has(name)) unknown(where, name);
     if (!instances.count(name) && !not_modelled.count(name)) {
-      PluginArgs args{config.plugin_args.at(name), config.scheduler_name,
-                      config.deterministic_ties};
+      PluginArgs args{config.plugin_args.at(name), config.scheduler_name, config.deterministic_ties,
+                      prof->handle.get()};
       registry.create(name, args);
     } else if (not_modelled.count(name) && warned.insert(name).second && warnings) {
       warnings->push_back(who + ": pluginConfig for " + name +

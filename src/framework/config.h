@@ -100,9 +100,11 @@ const std::vector<std::string>& extension_point_names();
 // Builds a profile: merges enablement over the defaults and instantiates plugins from the
 // registry (unknown names → InputError naming the field). Plugins that orrery accepts but does not
 // model are left out; when one of them is named explicitly in the configuration a warning is
-// appended to `warnings`.
+// appended to `warnings`. The profile's plugins reach `runtime` through their Handle (none when
+// null: plugins that need it then fail when they ask).
 std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_percentage,
                                        const PluginRegistry& registry,
-                                       std::vector<std::string>* warnings = nullptr);
+                                       std::vector<std::string>* warnings = nullptr,
+                                       Runtime* runtime = nullptr);
 
 }  // namespace orrery::fw

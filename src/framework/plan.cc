@@ -21,12 +21,20 @@ std::string_view to_string(StepKind k) {
 
 // ---- Plan ----
 
+namespace {
+// A new step waits for the one before it unless depends_on() says otherwise.
+void add_step(std::vector<Step>& steps, Step s) {
+  if (!steps.empty()) s.after = {steps.size() - 1};
+  steps.push_back(std::move(s));
+}
+}  // namespace
+
 Plan& Plan::bind(PodRef pod, NodeId node) {
   Step s;
   s.kind = StepKind::kBind;
   s.pod = pod;
   s.node = node;
-  steps_.push_back(std::move(s));
+  add_step(steps_, std::move(s));
   return *this;
 }
 
@@ -35,7 +43,7 @@ Plan& Plan::remove(PodRef pod, std::string reason) {
   s.kind = StepKind::kDelete;
   s.pod = pod;
   s.reason = std::move(reason);
-  steps_.push_back(std::move(s));
+  add_step(steps_, std::move(s));
   return *this;
 }
 
@@ -44,7 +52,7 @@ PodRef Plan::create(Pod pod) {
   s.kind = StepKind::kCreate;
   s.make = std::make_shared<const Pod>(std::move(pod));
   s.slot = slots_++;
-  steps_.push_back(std::move(s));
+  add_step(steps_, std::move(s));
   return {kNoPod, 0, steps_.back().slot};
 }
 
@@ -55,7 +63,7 @@ PodRef Plan::wait_for_create(std::string ns, OwnerRef owner, const Resources& re
   s.owner = std::move(owner);
   s.expected_request = request;
   s.slot = slots_++;
-  steps_.push_back(std::move(s));
+  add_step(steps_, std::move(s));
   return {kNoPod, 0, steps_.back().slot};
 }
 
@@ -63,43 +71,108 @@ Plan& Plan::wait_for_running(PodRef pod) {
   Step s;
   s.kind = StepKind::kWaitForRunning;
   s.pod = pod;
-  steps_.push_back(std::move(s));
+  add_step(steps_, std::move(s));
+  return *this;
+}
+
+Plan& Plan::depends_on(std::vector<size_t> steps) {
+  for (size_t d : steps)
+    if (d >= steps_.size() - 1) throw std::logic_error("depends_on: not an earlier step");
+  steps_.back().after = std::move(steps);
   return *this;
 }
 
 // ---- PlanExecutor ----
 
+enum class StepState : uint8_t { kWaiting, kStarted, kDone };
+
 struct PlanExecutor::Running {
   uint64_t id = 0;
   Plan plan;
-  size_t cur = 0;           // the step being executed / waited for
-  bool started = false;     // its action ran; waiting for the verifying event
+  std::vector<StepState> state;            // per step
+  std::vector<int64_t> since_us;           // per step: when its action ran
+  std::vector<ReservationId> reservation;  // per step: its plan reservation (0: none)
+  size_t done = 0;
   bool cancelling = false;  // a cancellation is queued
   bool fallback = false;
-  int64_t since_us = 0;  // when the current step started
   std::vector<PodRef> slots;
   std::vector<std::pair<uint64_t, std::string>> names;  // serial → ns/name, for messages
 
   void remember(const ClusterState& st, PodId id) {
     if (id != kNoPod && st.pod_alive(id)) names.emplace_back(st.pod_serial(id), st.pod(id).key());
   }
+  bool open(size_t i) const { return state[i] != StepState::kDone; }
+  bool ready(size_t i) const {
+    if (state[i] != StepState::kWaiting) return false;
+    for (size_t d : plan.steps()[i].after)
+      if (state[d] != StepState::kDone) return false;
+    return true;
+  }
+  std::string step_no(size_t i) const { return fmt::format("step {}/{}", i + 1, state.size()); }
 };
 
-PlanExecutor::PlanExecutor(ClusterBackend& backend) : backend_(backend) {}
-PlanExecutor::~PlanExecutor() = default;
+PlanExecutor::PlanExecutor(ClusterBackend& backend, Reservations* reservations)
+    : backend_(backend), reservations_(reservations) {}
+PlanExecutor::~PlanExecutor() {
+  if (reservations_)
+    for (const auto& r : plans_) reservations_->remove_owned(ReservationKind::kPlan, r->id);
+}
 
 uint64_t PlanExecutor::submit(Plan plan) {
   auto r = std::make_unique<Running>();
   r->id = next_id_++;
   r->slots.resize(static_cast<size_t>(plan.slots()));
   r->plan = std::move(plan);
+  const size_t n = r->plan.steps().size();
+  r->state.assign(n, StepState::kWaiting);
+  r->since_us.assign(n, 0);
+  r->reservation.assign(n, 0);
   for (const Step& s : r->plan.steps())
     if (!s.pod.is_slot() && s.pod.id != kNoPod) r->remember(backend_.state(), s.pod.id);
+  reserve(*r);
   const uint64_t id = r->id;
   plans_.push_back(std::move(r));
   work_.push_back({id, false, ""});
   pump();
   return id;
+}
+
+// A plan reservation per bind step: the pod's own requests, or what the step that fills its slot
+// will create.
+void PlanExecutor::reserve(Running& r) {
+  if (!reservations_) return;
+  const ClusterState& st = backend_.state();
+  const auto& steps = r.plan.steps();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (s.kind != StepKind::kBind) continue;
+    Reservation res;
+    res.kind = ReservationKind::kPlan;
+    res.node = s.node;
+    res.owner = r.id;
+    if (!s.pod.is_slot()) {
+      if (resolve(r, s.pod) == kNoPod || st.pod_node(s.pod.id) != kNoNode) continue;
+      res.holder = s.pod.serial;
+      res.pod = s.pod.id;
+    } else {
+      for (const Step& f : steps) {
+        if (f.slot != s.pod.slot) continue;
+        if (f.kind == StepKind::kCreate && f.make->spec) {
+          res.spec = f.make->spec;
+        } else {
+          auto spec = std::make_shared<PodSpec>();
+          spec->request = f.expected_request;
+          spec->nonzero_request = f.expected_request;
+          for (int k = 0; k < kMaxResources; ++k)
+            if (f.expected_request.q[k] != 0) spec->request_mask |= 1u << k;
+          res.spec = std::move(spec);
+        }
+        break;
+      }
+      if (!res.spec) continue;
+    }
+    r.reservation[i] = reservations_->add(std::move(res));
+  }
 }
 
 PlanExecutor::Running* PlanExecutor::find(uint64_t id) {
@@ -112,6 +185,13 @@ bool PlanExecutor::running(uint64_t id) const {
   for (const auto& r : plans_)
     if (r->id == id) return true;
   return false;
+}
+
+size_t PlanExecutor::started_steps() const {
+  size_t n = 0;
+  for (const auto& r : plans_)
+    for (StepState st : r->state) n += st == StepState::kStarted;
+  return n;
 }
 
 PodId PlanExecutor::resolve(const Running& r, const PodRef& ref) const {
@@ -157,35 +237,46 @@ std::string PlanExecutor::describe(const Running& r, const Step& s) const {
   return "";
 }
 
-PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::string* why) {
+namespace {
+bool acts_on_pod(StepKind k) {
+  return k == StepKind::kBind || k == StepKind::kDelete || k == StepKind::kWaitForRunning;
+}
+}  // namespace
+
+// Whether event `e` verifies, claims for, or contradicts started step i.
+PlanExecutor::Check PlanExecutor::check_step(Running& r, size_t i, const ClusterEvent& e,
+                                             std::string* why) {
   const std::vector<Step>& steps = r.plan.steps();
-  const Step& s = steps[r.cur];
+  const Step& s = steps[i];
   const ClusterState& st = backend_.state();
-  const bool about_target = e.pod_serial != 0 &&
-                            (s.kind == StepKind::kBind || s.kind == StepKind::kDelete ||
-                             s.kind == StepKind::kWaitForRunning) &&
-                            serial_of(r, s.pod) == e.pod_serial;
+  const bool about_target =
+      e.pod_serial != 0 && acts_on_pod(s.kind) && serial_of(r, s.pod) == e.pod_serial;
   auto incompatible = [&]() {
-    *why = fmt::format("{} while waiting to {} (step {}/{})", to_string(e.kind), describe(r, s),
-                       r.cur + 1, steps.size());
+    *why =
+        fmt::format("{} while waiting to {} ({})", to_string(e.kind), describe(r, s), r.step_no(i));
     return Check::kIncompatible;
   };
 
-  // The replacement of the pod being deleted may show up before the deletion is confirmed.
+  // The replacement of the pod being deleted may show up before the deletion is confirmed: a
+  // wait-for-create that depends on this delete claims it ahead of time.
   auto owner_pod_added = [&](const Step& w) {
     if (e.kind != EventKind::kPodAdded || !st.pod_alive(e.pod) || st.pod_node(e.pod) != kNoNode)
       return false;
     const Pod& p = st.pod(e.pod);
     return p.ns == w.ns && p.owner.kind == w.owner.kind && p.owner.name == w.owner.name;
   };
-  if (s.kind == StepKind::kDelete && r.cur + 1 < steps.size() &&
-      steps[r.cur + 1].kind == StepKind::kWaitForCreate) {
-    const Step& w = steps[r.cur + 1];
-    PodRef& slot = r.slots[static_cast<size_t>(w.slot)];
-    if (slot.serial == 0 && owner_pod_added(w)) {
-      slot = {e.pod, e.pod_serial, -1};
-      r.remember(st, e.pod);
-      return Check::kClaimed;
+  if (s.kind == StepKind::kDelete) {
+    for (size_t j = i + 1; j < steps.size(); ++j) {
+      const Step& w = steps[j];
+      if (w.kind != StepKind::kWaitForCreate || r.state[j] != StepState::kWaiting) continue;
+      if (std::find(w.after.begin(), w.after.end(), i) == w.after.end()) continue;
+      PodRef& slot = r.slots[static_cast<size_t>(w.slot)];
+      if (slot.serial == 0 && owner_pod_added(w)) {
+        slot = {e.pod, e.pod_serial, -1};
+        r.remember(st, e.pod);
+        return Check::kClaimed;
+      }
+      break;
     }
   }
 
@@ -201,6 +292,7 @@ PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::
       break;
     case StepKind::kDelete:
       if (about_target && e.kind == EventKind::kPodDeleted) return Check::kVerified;
+      if (about_target && e.kind == EventKind::kPodDeleteFailed) return incompatible();
       break;
     case StepKind::kCreate:
       if (e.kind == EventKind::kPodAdded && st.pod_alive(e.pod) &&
@@ -226,33 +318,45 @@ PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::
       }
       break;
   }
-  // A pod a later step needs is gone.
+  return Check::kIrrelevant;
+}
+
+PlanExecutor::Check PlanExecutor::check(Running& r, const ClusterEvent& e, std::string* why) {
+  const std::vector<Step>& steps = r.plan.steps();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (r.state[i] != StepState::kStarted) continue;
+    const Check c = check_step(r, i, e, why);
+    if (c == Check::kVerified) step_done(r, i);
+    if (c != Check::kIrrelevant) return c;
+  }
+  // A pod a step still to do needs is gone (a started delete of it is verified above).
   if (e.kind == EventKind::kPodDeleted && e.pod_serial != 0) {
-    for (size_t j = r.cur; j < steps.size(); ++j) {
+    for (size_t j = 0; j < steps.size(); ++j) {
       const Step& t = steps[j];
-      if ((t.kind == StepKind::kBind || t.kind == StepKind::kDelete ||
-           t.kind == StepKind::kWaitForRunning) &&
-          serial_of(r, t.pod) == e.pod_serial && !(j == r.cur && t.kind == StepKind::kDelete)) {
-        *why = fmt::format("{} was deleted before step {}/{} ({})", describe_pod(r, t.pod), j + 1,
-                           steps.size(), describe(r, t));
-        return Check::kIncompatible;
-      }
+      if (!r.open(j) || !acts_on_pod(t.kind) || serial_of(r, t.pod) != e.pod_serial) continue;
+      if (r.state[j] == StepState::kStarted && t.kind == StepKind::kDelete) continue;
+      *why = fmt::format("{} was deleted before {} ({})", describe_pod(r, t.pod), r.step_no(j),
+                         describe(r, t));
+      return Check::kIncompatible;
     }
   }
   return Check::kIrrelevant;
+}
+
+void PlanExecutor::step_done(Running& r, size_t i) {
+  r.state[i] = StepState::kDone;
+  ++r.done;
 }
 
 bool PlanExecutor::handle(const ClusterEvent& e) {
   bool consumed = false;
   for (auto& rp : plans_) {
     Running& r = *rp;
-    if (r.cancelling || r.cur >= r.plan.steps().size()) continue;
+    if (r.cancelling || r.done >= r.state.size()) continue;
     std::string why;
     const Check c = check(r, e, &why);
     if (c == Check::kVerified) {
       consumed = true;
-      ++r.cur;
-      r.started = false;
       work_.push_back({r.id, false, ""});
       if (e.kind == EventKind::kPodAdded) break;  // a new pod belongs to one plan only
     } else if (c == Check::kClaimed) {
@@ -267,16 +371,23 @@ bool PlanExecutor::handle(const ClusterEvent& e) {
   return consumed;
 }
 
-bool PlanExecutor::start_step(Running& r, std::string* why) {
-  const Step& s = r.plan.steps()[r.cur];
+// Runs step i's action. True when it ran (or its goal already holds: then it is done); false with
+// `why` when it cannot.
+bool PlanExecutor::start_step(Running& r, size_t i, std::string* why) {
+  const Step& s = r.plan.steps()[i];
   ClusterState& st = backend_.state();
+  r.state[i] = StepState::kStarted;
+  r.since_us[i] = backend_.now_us();
   auto advance = [&]() {
-    ++r.cur;
-    r.started = false;
+    step_done(r, i);
     return true;
   };
   switch (s.kind) {
     case StepKind::kBind: {
+      if (reservations_ && r.reservation[i] != 0) {
+        reservations_->remove(r.reservation[i]);  // the assumption below counts it now
+        r.reservation[i] = 0;
+      }
       const PodId id = resolve(r, s.pod);
       if (id == kNoPod) {
         *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
@@ -340,6 +451,30 @@ bool PlanExecutor::start_step(Running& r, std::string* why) {
   return true;
 }
 
+// Starts every step whose dependencies are verified, in step order, until none is ready; finishes
+// the plan when every step is done or one cannot start.
+void PlanExecutor::start_ready(Running& r) {
+  const uint64_t id = r.id;
+  bool progress = true;
+  while (progress && !r.cancelling) {
+    progress = false;
+    if (r.done >= r.state.size()) {
+      finish(id, PlanStatus::kCompleted, "");
+      return;
+    }
+    for (size_t i = 0; i < r.state.size(); ++i) {
+      if (!r.ready(i)) continue;
+      std::string why;
+      if (!start_step(r, i, &why)) {
+        finish(id, PlanStatus::kCancelled, why);
+        return;
+      }
+      progress = true;
+      break;  // re-scan: the step may be done already and release others
+    }
+  }
+}
+
 void PlanExecutor::pump() {
   if (pumping_) return;
   pumping_ = true;
@@ -352,19 +487,7 @@ void PlanExecutor::pump() {
       finish(w.id, PlanStatus::kCancelled, w.reason);
       continue;
     }
-    while (!r->cancelling && !r->started) {
-      if (r->cur >= r->plan.steps().size()) {
-        finish(w.id, PlanStatus::kCompleted, "");
-        break;
-      }
-      r->started = true;
-      r->since_us = backend_.now_us();
-      std::string why;
-      if (!start_step(*r, &why)) {
-        finish(w.id, PlanStatus::kCancelled, why);
-        break;
-      }
-    }
+    start_ready(*r);
   }
   work_.clear();
   pumping_ = false;
@@ -375,12 +498,13 @@ void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& rea
   if (it == plans_.end()) return;
   std::unique_ptr<Running> r = std::move(*it);
   plans_.erase(it);
+  if (reservations_) reservations_->remove_owned(ReservationKind::kPlan, id);
 
   PlanReport rep;
   rep.id = id;
   rep.name = r->plan.name();
   rep.status = status;
-  rep.steps_done = std::min(r->cur, r->plan.steps().size());
+  rep.steps_done = r->done;
   rep.steps_total = r->plan.steps().size();
   rep.reason = reason;
   rep.fallback = r->fallback;
@@ -388,9 +512,9 @@ void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& rea
     ++cancelled_;
     // The pods this plan still meant to bind and that are pending go to the fallback.
     const ClusterState& st = backend_.state();
-    for (size_t j = r->cur; j < r->plan.steps().size(); ++j) {
+    for (size_t j = 0; j < r->plan.steps().size(); ++j) {
       const Step& s = r->plan.steps()[j];
-      if (s.kind != StepKind::kBind) continue;
+      if (s.kind != StepKind::kBind || !r->open(j)) continue;
       const PodId pod = resolve(*r, s.pod);
       if (pod == kNoPod || st.pod_node(pod) != kNoNode || is_terminal(st.pod(pod).phase)) continue;
       if (std::find(rep.released.begin(), rep.released.end(), pod) == rep.released.end())
@@ -407,7 +531,11 @@ void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& rea
         auto fb = std::make_unique<Running>();
         fb->id = next_id_++;
         fb->plan = std::move(p);
+        fb->state.assign(1, StepState::kWaiting);
+        fb->since_us.assign(1, 0);
+        fb->reservation.assign(1, 0);
         fb->fallback = true;
+        reserve(*fb);
         work_.push_back({fb->id, false, ""});
         plans_.push_back(std::move(fb));
       }
@@ -421,13 +549,16 @@ void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& rea
 void PlanExecutor::expire(int64_t now_us) {
   for (auto& r : plans_) {
     const int64_t t = r->plan.step_timeout_us();
-    if (t <= 0 || r->cancelling || !r->started || now_us - r->since_us < t) continue;
-    r->cancelling = true;
-    work_.push_back(
-        {r->id, true,
-         fmt::format("timed out after {} s waiting to {} (step {}/{})",
-                     static_cast<double>(now_us - r->since_us) * 1e-6,
-                     describe(*r, r->plan.steps()[r->cur]), r->cur + 1, r->plan.steps().size())});
+    if (t <= 0 || r->cancelling) continue;
+    for (size_t i = 0; i < r->state.size(); ++i) {
+      if (r->state[i] != StepState::kStarted || now_us - r->since_us[i] < t) continue;
+      r->cancelling = true;
+      work_.push_back({r->id, true,
+                       fmt::format("timed out after {} s waiting to {} ({})",
+                                   static_cast<double>(now_us - r->since_us[i]) * 1e-6,
+                                   describe(*r, r->plan.steps()[i]), r->step_no(i))});
+      break;
+    }
   }
   pump();
 }
@@ -446,12 +577,9 @@ bool PlanExecutor::involves(uint64_t pod_serial) const {
     for (const PodRef& s : r->slots)
       if (s.serial == pod_serial) return true;
     const auto& steps = r->plan.steps();
-    for (size_t j = r->cur; j < steps.size(); ++j) {
+    for (size_t j = 0; j < steps.size(); ++j) {
       const Step& s = steps[j];
-      if ((s.kind == StepKind::kBind || s.kind == StepKind::kDelete ||
-           s.kind == StepKind::kWaitForRunning) &&
-          serial_of(*r, s.pod) == pod_serial)
-        return true;
+      if (r->open(j) && acts_on_pod(s.kind) && serial_of(*r, s.pod) == pod_serial) return true;
     }
   }
   return false;
@@ -462,9 +590,9 @@ std::vector<PendingBind> PlanExecutor::pending_binds() const {
   const ClusterState& st = backend_.state();
   for (const auto& r : plans_) {
     const auto& steps = r->plan.steps();
-    for (size_t j = r->cur; j < steps.size(); ++j) {
+    for (size_t j = 0; j < steps.size(); ++j) {
       const Step& s = steps[j];
-      if (s.kind != StepKind::kBind) continue;
+      if (s.kind != StepKind::kBind || !r->open(j)) continue;
       const PodId id = resolve(*r, s.pod);
       if (id != kNoPod) {
         if (st.pod_node(id) == kNoNode) out.push_back({s.node, st.pod(id).spec->request, id});

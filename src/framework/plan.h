@@ -1,16 +1,24 @@
-// Plans: ordered steps that change the cluster (bind, delete, create, wait for a pod to be created
-// or to run), each verified by the cluster event that confirms it (KubeDSM, Table 3). Planners
+// Plans: steps that change the cluster (bind, delete, create, wait for a pod to be created or to
+// run), each verified by the cluster event that confirms it (KubeDSM, Table 3). Planners
 // (KubeDSM's immediate scheduler and suggester, the priority-optimal packer) build plans; the
 // PlanExecutor carries them out over any ClusterBackend (simulator, snapshot, real cluster).
 //
+// A plan is a dependency graph: each step names the steps it waits for. By default a step waits
+// for the one added before it (a sequence, as KubeDSM's plans are); depends_on() changes that, so
+// independent steps (e.g. the evictions of a cross-node preemption) run concurrently, each still
+// verified by its own event.
+//
 // Execution rules (KubeDSM §5.1, "Placement Manager"):
-//  - a step's action starts only after the previous step was verified;
+//  - a step's action starts only after every step it depends on was verified;
 //  - an event that contradicts a waiting step (same pod, wrong kind or wrong node: a failed bind,
 //    a bind elsewhere, the pod deleted or finished) cancels the plan, and so does the deletion of
 //    a pod a later step needs; the remaining steps are dropped;
 //  - the pods a cancelled plan still meant to bind and that are pending are handed to the
 //    fallback (KubeDSM: the cloud), each as a one-step plan of its own;
-//  - a step that waits longer than the plan's step timeout cancels the plan (expire()).
+//  - a step that waits longer than the plan's step timeout cancels the plan (expire());
+//  - while a plan runs, the room its bind steps will take is a plan reservation in the runtime's
+//    Reservations (when the executor has one), so no scheduler takes the room the plan's deletions
+//    free; a step's reservation ends when its bind starts, and all of them when the plan ends.
 //
 // | step             | action                          | verified by                          |
 // |------------------|---------------------------------|--------------------------------------|
@@ -32,6 +40,7 @@
 #include <vector>
 
 #include "framework/backend.h"
+#include "framework/reservations.h"
 
 namespace orrery::fw {
 
@@ -59,6 +68,7 @@ struct Step {
   Resources expected_request;       // wait-for-create: its requests, for pending_binds()
   int slot = -1;                    // create / wait-for-create: the slot it fills
   std::string reason;               // delete: recorded by the backend
+  std::vector<size_t> after;        // the steps (indices) that must be verified first
 };
 
 class Plan {
@@ -73,6 +83,10 @@ class Plan {
   // replacing a deleted pod); `request` is what it is expected to request.
   PodRef wait_for_create(std::string ns, OwnerRef owner, const Resources& request);
   Plan& wait_for_running(PodRef pod);
+  // The last step added waits for exactly `steps` (earlier indices; {} = it may start at once)
+  // instead of the step before it.
+  Plan& depends_on(std::vector<size_t> steps);
+  size_t last() const { return steps_.size() - 1; }
 
   // 0 (default): steps may wait forever.
   Plan& step_timeout_us(int64_t t) {
@@ -119,7 +133,8 @@ class PlanExecutor : public EventListener {
   using Fallback = std::function<NodeId(const ClusterState&, PodId)>;
   using DoneCallback = std::function<void(const PlanReport&)>;
 
-  explicit PlanExecutor(ClusterBackend& backend);
+  // `reservations`: the runtime's shared registry for plan reservations (null: none are made).
+  explicit PlanExecutor(ClusterBackend& backend, Reservations* reservations = nullptr);
   ~PlanExecutor() override;
   PlanExecutor(const PlanExecutor&) = delete;
   PlanExecutor& operator=(const PlanExecutor&) = delete;
@@ -136,6 +151,8 @@ class PlanExecutor : public EventListener {
   // as new. Safe to call re-entrantly from inside a backend action (SnapshotBackend delivers
   // events synchronously): verification happens at once, follow-up actions run afterwards.
   bool handle(const ClusterEvent& e);
+  // Steps of running plans whose action ran and that wait for their event.
+  size_t started_steps() const;
   void on_event(const ClusterEvent& e) override { handle(e); }
 
   // Cancels plans whose current step has waited longer than their step timeout.
@@ -161,18 +178,23 @@ class PlanExecutor : public EventListener {
   enum class Check : uint8_t { kIrrelevant, kVerified, kClaimed, kIncompatible };
 
   Running* find(uint64_t id);
+  Check check_step(Running& r, size_t i, const ClusterEvent& e, std::string* why);
+  void reserve(Running& r);
+  void start_ready(Running& r);
   PodId resolve(const Running& r, const PodRef& ref) const;
   uint64_t serial_of(const Running& r, const PodRef& ref) const;
   Check check(Running& r, const ClusterEvent& e, std::string* why);
   void pump();
   // Runs the current step's action; false with `why` when it cannot.
-  bool start_step(Running& r, std::string* why);
+  bool start_step(Running& r, size_t i, std::string* why);
+  void step_done(Running& r, size_t i);
   void finish(uint64_t id, PlanStatus status, const std::string& reason);
   std::string describe(const Running& r, const Step& s) const;
   std::string describe_pod(const Running& r, const PodRef& ref) const;
   std::string pod_name(PodId id) const;
 
   ClusterBackend& backend_;
+  Reservations* reservations_;
   Fallback fallback_;
   DoneCallback on_done_;
   std::vector<std::unique_ptr<Running>> plans_;  // by id

@@ -15,11 +15,19 @@ std::string_view to_string(ExtensionPoint p) {
     case kPreBind: return "preBind";
     case kBind: return "bind";
     case kPostBind: return "postBind";
+    case kPreEnqueue: return "preEnqueue";
+    case kMutate: return "mutate";
   }
   return "";
 }
 
 // Defaults: a plugin only overrides the points it implements.
+Status Plugin::pre_enqueue(const ClusterState&, PodId) {
+  return Status::ok();
+}
+std::optional<PodUpdate> Plugin::mutate(const CycleContext&, NodeId) {
+  return std::nullopt;
+}
 bool Plugin::less(const QueuedPod& a, const QueuedPod& b) const {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.timestamp_us != b.timestamp_us) return a.timestamp_us < b.timestamp_us;

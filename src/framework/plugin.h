@@ -33,6 +33,8 @@ enum ExtensionPoint : uint32_t {
   kPreBind = 1u << 8,
   kBind = 1u << 9,
   kPostBind = 1u << 10,
+  kPreEnqueue = 1u << 11,
+  kMutate = 1u << 12,  // orrery extension: change the pod between decision and binding
 };
 std::string_view to_string(ExtensionPoint p);
 
@@ -81,6 +83,11 @@ class Plugin {
   virtual std::string_view name() const = 0;
   virtual uint32_t extension_points() const = 0;
 
+  // PreEnqueue: may a pending pod enter the scheduling queue at all? A rejection (e.g.
+  // SchedulingGates: the pod has gates) keeps it out, with the status's message as the reason,
+  // until the pod is updated; it is then asked again.
+  virtual Status pre_enqueue(const ClusterState& state, PodId pod);
+
   // QueueSort: strict weak order, "a is scheduled before b".
   virtual bool less(const QueuedPod& a, const QueuedPod& b) const;
 
@@ -120,6 +127,13 @@ class Plugin {
   virtual void unreserve(const CycleContext& cycle, NodeId node);
   // Permit: kSuccess, a rejection, or (not yet supported) kWait.
   virtual Status permit(const CycleContext& cycle, NodeId node);
+  // Mutate (orrery extension, after Permit, before PreBind): a change to the pod the cycle decided
+  // on, for the chosen node (KubCG: the image and GPU request). The backend carries it out: in
+  // place (the simulator changes the spec and the execution profile), or by re-creating the pod
+  // (a real API server, for fields it cannot change), in which case this pod is not bound and the
+  // replacement is scheduled as a new pod.
+  virtual std::optional<PodUpdate> mutate(const CycleContext& cycle, NodeId node);
+
   // PreBind / Bind / PostBind. A binder returns kSkip to pass to the next binder.
   virtual Status pre_bind(const CycleContext& cycle, NodeId node);
   virtual Status bind(const CycleContext& cycle, NodeId node, ClusterBackend& backend);

@@ -3,6 +3,28 @@
 #include <stdexcept>
 
 namespace orrery::fw {
+namespace {
+
+class ProfileHandle : public Handle {
+ public:
+  ProfileHandle(Runtime* runtime, const Profile* profile) : rt_(runtime), profile_(profile) {}
+  Runtime& runtime() const override {
+    if (!rt_) throw std::logic_error("plugin asked for the runtime of a profile built without one");
+    return *rt_;
+  }
+  bool has_runtime() const override { return rt_ != nullptr; }
+  Plugin* plugin(std::string_view name) const override { return profile_->find(name); }
+
+ private:
+  Runtime* rt_;
+  const Profile* profile_;
+};
+
+}  // namespace
+
+std::unique_ptr<Handle> make_profile_handle(Runtime* runtime, const Profile* profile) {
+  return std::make_unique<ProfileHandle>(runtime, profile);
+}
 
 Plugin* Profile::add(std::unique_ptr<Plugin> plugin, uint32_t points, int64_t weight) {
   if ((points & plugin->extension_points()) != points) {
@@ -18,12 +40,14 @@ Plugin* Profile::add(std::unique_ptr<Plugin> plugin, uint32_t points, int64_t we
     if ((points & point) && std::find(list.begin(), list.end(), p) == list.end()) list.push_back(p);
   };
   if (points & kQueueSort) queue_sort = p;
+  enable(kPreEnqueue, pre_enqueue);
   enable(kPreFilter, pre_filter);
   enable(kFilter, filter);
   enable(kPostFilter, post_filter);
   enable(kPreScore, pre_score);
   enable(kReserve, reserve);
   enable(kPermit, permit);
+  enable(kMutate, mutate);
   enable(kPreBind, pre_bind);
   enable(kBind, bind);
   enable(kPostBind, post_bind);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/handle.h"
 #include "framework/plugin.h"
 
 namespace orrery::fw {
@@ -27,9 +28,11 @@ struct Profile {
   std::vector<std::unique_ptr<Plugin>> plugins;  // owned; index is Rejection::plugin
 
   Plugin* queue_sort = nullptr;
-  std::vector<Plugin*> pre_filter, filter, post_filter, pre_score, reserve, permit, pre_bind, bind,
-      post_bind;
+  std::vector<Plugin*> pre_enqueue, pre_filter, filter, post_filter, pre_score, reserve, permit,
+      mutate, pre_bind, bind, post_bind;
   std::vector<WeightedPlugin> score;
+  // Given to the profile's plugins; reaches `runtime` (null: built without one, e.g. in tests).
+  std::unique_ptr<Handle> handle;
 
   // Adds a plugin (taking ownership) and enables it at `points` (a mask of ExtensionPoint that
   // must be a subset of what it implements) with the given score weight.
@@ -37,5 +40,9 @@ struct Profile {
   int index_of(const Plugin* p) const;
   Plugin* find(std::string_view name) const;
 };
+
+struct Runtime;
+// A profile's Handle over `runtime` (may be null).
+std::unique_ptr<Handle> make_profile_handle(Runtime* runtime, const Profile* profile);
 
 }  // namespace orrery::fw

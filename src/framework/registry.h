@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/yaml_util.h"
+#include "framework/handle.h"
 #include "framework/plugin.h"
 
 namespace orrery::fw {
@@ -19,6 +20,7 @@ struct PluginArgs {
   yaml::Ctx args;
   std::string profile;         // schedulerName of the profile being built
   bool deterministic = false;  // the profile's `deterministic` (orrery extension)
+  Handle* handle = nullptr;    // the profile's handle (runtime, other plugins); null if none
 };
 
 // A factory returns nullptr for a plugin orrery accepts in configurations but does not model

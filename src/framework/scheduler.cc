@@ -65,12 +65,13 @@ class Scheduler::Handle : public FrameworkHandle {
   ClusterState& mutable_state() override { return s_.backend_.state(); }
   bool passes_filters(const CycleContext& cycle, NodeId node,
                       std::vector<std::string>* reasons) override {
-    std::vector<PodId> assumed;
-    s_.assume_nominated(cycle.state.pod_serial(cycle.pod_id), cycle.spec.priority, node, &assumed);
+    Reservations::Applied held;
+    ClusterState& st = s_.backend_.state();
+    s_.reservations_->apply(st, st.pod_serial(cycle.pod_id), cycle.spec.priority, node, &held);
     NodeId one[1] = {node};
     scratch_.clear();
     const bool ok = s_.run_filters(p_, cycle, one, 1, scratch_) == 1;
-    s_.forget_assumed(assumed);
+    Reservations::release(st, held);
     if (!ok && reasons) {
       reasons->clear();
       for (const Rejection& r : scratch_.items())
@@ -93,8 +94,10 @@ class Scheduler::Handle : public FrameworkHandle {
 };
 
 Scheduler::Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profile>> profiles,
-                     SchedulerOptions options)
+                     SchedulerOptions options, Reservations* reservations)
     : backend_(backend),
+      own_reservations_(reservations ? nullptr : std::make_unique<Reservations>()),
+      reservations_(reservations ? reservations : own_reservations_.get()),
       profiles_(std::move(profiles)),
       options_(options),
       queue_(profiles_.empty() ? nullptr : profiles_[0]->queue_sort, options.queue),
@@ -124,7 +127,7 @@ void Scheduler::enqueue_pending() {
   for (PodId p : st.pods()) {
     const Pod& pod = st.pod(p);
     if (st.pod_node(p) != kNoNode || is_terminal(pod.phase) || !profile_for(pod)) continue;
-    queue_.add({p, st.pod_serial(p), pod.spec->priority, pod.creation_us, 0, kNoNode});
+    admit(p, st.pod_serial(p), pod.creation_us);
   }
 }
 
@@ -304,27 +307,6 @@ void Scheduler::describe(const Profile& prof, const Rejections& rejections, Diag
   }
 }
 
-void Scheduler::assume_nominated(uint64_t serial, int32_t priority, NodeId only_node,
-                                 std::vector<PodId>* assumed) {
-  if (nominations_.empty()) return;
-  ClusterState& st = backend_.state();
-  std::vector<std::pair<uint64_t, Nomination>> noms(nominations_.begin(), nominations_.end());
-  std::sort(noms.begin(), noms.end(), [](auto& a, auto& b) { return a.first < b.first; });
-  for (auto& [s, n] : noms) {
-    if (s == serial || n.priority < priority) continue;
-    if (only_node != kNoNode && n.node != only_node) continue;
-    if (!st.pod_alive(n.pod) || st.pod_serial(n.pod) != s) continue;
-    if (st.pod_node(n.pod) != kNoNode || !st.node_alive(n.node)) continue;
-    st.assign(n.pod, n.node);
-    assumed->push_back(n.pod);
-  }
-}
-
-void Scheduler::forget_assumed(const std::vector<PodId>& assumed) {
-  ClusterState& st = backend_.state();
-  for (auto it = assumed.rbegin(); it != assumed.rend(); ++it) st.unassign(*it);
-}
-
 bool Scheduler::bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node,
                            std::string* why) {
   ClusterState& st = backend_.state();
@@ -346,6 +328,11 @@ bool Scheduler::bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node
     Status s = p->permit(cycle, node);
     if (!s.is_ok()) return fail(prof.reserve.size(), s);
   }
+  if (!prof.mutate.empty() && !mutate(prof, cycle, node, why)) {
+    for (size_t i = prof.reserve.size(); i-- > 0;) prof.reserve[i]->unreserve(cycle, node);
+    if (st.pod_alive(cycle.pod_id) && st.pod_node(cycle.pod_id) == node) st.unassign(cycle.pod_id);
+    return false;
+  }
   for (Plugin* p : prof.pre_bind) {
     Status s = p->pre_bind(cycle, node);
     if (!s.is_ok()) return fail(prof.reserve.size(), s);
@@ -361,6 +348,54 @@ bool Scheduler::bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node
   if (!bound) backend_.bind(cycle.pod_id, node);
   for (Plugin* p : prof.post_bind) p->post_bind(cycle, node);
   return true;
+}
+
+bool Scheduler::mutate(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why) {
+  // The cycle refers to the pod's current spec: keep it alive while the pod gets a new one.
+  const std::shared_ptr<const PodSpec> keep = backend_.state().pod(cycle.pod_id).spec;
+  for (Plugin* p : prof.mutate) {
+    std::optional<PodUpdate> u = p->mutate(cycle, node);
+    if (!u) continue;
+    if (!backend_.update_pod(cycle.pod_id, *u)) {
+      *why = std::string(p->name()) + ": the pod is re-created with the change";
+      return false;
+    }
+    ++mutations_;
+  }
+  return true;
+}
+
+bool Scheduler::admit(PodId pod, uint64_t serial, int64_t timestamp_us) {
+  const ClusterState& st = backend_.state();
+  const Pod& p = st.pod(pod);
+  Profile* prof = profile_for(p);
+  if (!prof) return false;
+  for (Plugin* pe : prof->pre_enqueue) {
+    Status s = pe->pre_enqueue(st, pod);
+    if (!s.is_ok()) {
+      gated_[serial] = std::string(pe->name()) + ": " + s.message();
+      return false;
+    }
+  }
+  gated_.erase(serial);
+  queue_.add({pod, serial, p.spec->priority, timestamp_us, 0, kNoNode});
+  return true;
+}
+
+const std::string* Scheduler::gated(uint64_t serial) const {
+  auto it = gated_.find(serial);
+  return it == gated_.end() ? nullptr : &it->second;
+}
+
+void Scheduler::on_pod_updated(const ClusterEvent& e) {
+  const ClusterState& st = backend_.state();
+  if (!st.pod_alive(e.pod) || st.pod_node(e.pod) != kNoNode) return;
+  if (gated_.count(e.pod_serial)) {
+    admit(e.pod, e.pod_serial, e.time_us);  // gates may be gone now
+    return;
+  }
+  // A queued pod's change may make it schedulable (e.g. smaller requests).
+  queue_.move_all_to_active_or_backoff(e.time_us);
 }
 
 ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
@@ -391,10 +426,8 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     queue_.add_unschedulable(qp, backend_.now_us());
     return finish();
   }
-  NodeId nominated = kNoNode;
-  if (auto it = nominations_.find(qp.serial); it != nominations_.end()) {
-    if (st.node_alive(it->second.node)) nominated = it->second.node;
-  }
+  NodeId nominated = reservations_->nominated_node(qp.serial);
+  if (nominated != kNoNode && !st.node_alive(nominated)) nominated = kNoNode;
   CycleContext cycle{st, qp.pod, pod, *pod.spec, backend_.now_us(), rng_, nominated};
   rejections_.clear();
 
@@ -434,8 +467,9 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
   if (pre_status.is_ok()) {
     // A pod that preempted evaluates its nominated node first (upstream evaluateNominatedNode).
     if (nominated != kNoNode) {
-      assumed_.clear();
-      assume_nominated(qp.serial, qp.priority, kNoNode, &assumed_);
+      held_.pods.clear();
+      held_.held.clear();
+      reservations_->apply(st, qp.serial, qp.priority, kNoNode, &held_);
       NodeId one[1] = {nominated};
       scratch_rejections_.clear();
       if (run_filters(*prof, cycle, one, 1, scratch_rejections_) == 1) {
@@ -443,13 +477,14 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
         n = 1;
         out.evaluated_nodes = 1;
       }
-      forget_assumed(assumed_);
+      Reservations::release(st, held_);
     }
     if (n == 0) {
-      assumed_.clear();
-      assume_nominated(qp.serial, qp.priority, kNoNode, &assumed_);
+      held_.pods.clear();
+      held_.held.clear();
+      reservations_->apply(st, qp.serial, qp.priority, kNoNode, &held_);
       n = find_feasible(*prof, cycle, only, rejections_, &out.evaluated_nodes);
-      forget_assumed(assumed_);
+      Reservations::release(st, held_);
     }
   }
   out.feasible_nodes = static_cast<int>(n);
@@ -475,7 +510,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
       for (Plugin* p : prof->post_filter) {
         PostFilterResult r = p->post_filter(cycle, handle, rejections_);
         if (!r.message.empty()) diag.post_filter_message = r.message;
-        if (r.clear_nomination) nominations_.erase(qp.serial);
+        if (r.clear_nomination) reservations_->clear_nomination(qp.serial);
         if (r.status.is_ok() && r.nominated_node != kNoNode) {
           out.nominated_node = r.nominated_node;
           out.victims = r.victims;
@@ -488,14 +523,8 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     if (out.nominated_node != kNoNode) {
       // Lower-priority pods nominated to the same node may no longer fit there: drop their
       // nominations (upstream prepareCandidate).
-      for (auto it = nominations_.begin(); it != nominations_.end();) {
-        if (it->second.node == out.nominated_node && it->second.priority < qp.priority) {
-          it = nominations_.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      nominations_[qp.serial] = {qp.pod, out.nominated_node, qp.priority};
+      reservations_->clear_nominations_below(out.nominated_node, qp.priority);
+      reservations_->nominate(qp.serial, qp.pod, out.nominated_node, qp.priority);
     }
     // Queue the pod before deleting victims: their deletion events move it back to active.
     queue_.add_unschedulable(qp, backend_.now_us());
@@ -557,7 +586,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     queue_.add_unschedulable(qp, backend_.now_us());
     return finish();
   }
-  nominations_.erase(qp.serial);
+  reservations_->clear_nomination(qp.serial);
   out.scheduled = true;
   out.node = chosen;
   return finish();
@@ -664,9 +693,7 @@ void Scheduler::on_event(const ClusterEvent& e) {
     case EventKind::kPodAdded:
       if (st.pod_alive(e.pod) && st.pod_node(e.pod) == kNoNode) {
         const Pod& pod = st.pod(e.pod);
-        if (!is_terminal(pod.phase) && profile_for(pod)) {
-          queue_.add({e.pod, e.pod_serial, pod.spec->priority, now, 0, kNoNode});
-        }
+        if (!is_terminal(pod.phase)) admit(e.pod, e.pod_serial, now);
       }
       break;
     case EventKind::kPodBound:
@@ -685,23 +712,19 @@ void Scheduler::on_event(const ClusterEvent& e) {
     }
     case EventKind::kPodDeleted:
       queue_.remove(e.pod_serial);
-      nominations_.erase(e.pod_serial);
+      gated_.erase(e.pod_serial);
+      reservations_->clear_nomination(e.pod_serial);
       forget_in_flight(e.pod_serial);
       queue_.move_all_to_active_or_backoff(now);
       break;
     case EventKind::kPodFinished:
     case EventKind::kNodeAdded:
     case EventKind::kNodeUpdated: queue_.move_all_to_active_or_backoff(now); break;
-    case EventKind::kNodeRemoved:
-      for (auto it = nominations_.begin(); it != nominations_.end();) {
-        if (it->second.node == e.node) {
-          it = nominations_.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      break;
-    case EventKind::kPodRunning: break;
+    case EventKind::kNodeRemoved: reservations_->forget_node(e.node); break;
+    case EventKind::kPodRunning:
+    case EventKind::kPodTerminating:
+    case EventKind::kPodDeleteFailed: break;
+    case EventKind::kPodUpdated: on_pod_updated(e); break;
   }
   for (auto& prof : profiles_)
     for (auto& p : prof->plugins) p->on_event(e);

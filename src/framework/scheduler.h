@@ -20,6 +20,7 @@
 #include "framework/backend.h"
 #include "framework/profile.h"
 #include "framework/queue.h"
+#include "framework/reservations.h"
 
 namespace orrery::fw {
 
@@ -56,8 +57,10 @@ struct NodeEvaluation {
 
 class Scheduler : public EventListener {
  public:
+  // `reservations`: the runtime's shared registry (nominations are kept there, and plan and
+  // capacity reservations of others are respected); null: a private one.
   Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profile>> profiles,
-            SchedulerOptions options = {});
+            SchedulerOptions options = {}, Reservations* reservations = nullptr);
   ~Scheduler() override;
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -82,6 +85,12 @@ class Scheduler : public EventListener {
   Profile* profile_for(const Pod& pod) const;
   const std::vector<std::unique_ptr<Profile>>& profiles() const { return profiles_; }
   SchedulingQueue& queue() { return queue_; }
+  // Why a pending pod is kept out of the queue by a PreEnqueue plugin ("SchedulingGates: ..."), or
+  // nullptr when it is not.
+  const std::string* gated(uint64_t serial) const;
+  size_t gated_count() const { return gated_.size(); }
+  // Pods changed by Mutate plugins in place.
+  uint64_t mutations() const { return mutations_; }
   ClusterBackend& backend() { return backend_; }
 
   void on_event(const ClusterEvent& e) override;
@@ -104,26 +113,24 @@ class Scheduler : public EventListener {
   bool bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
   void describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const;
   int num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const;
-  // Assumes pods nominated (by earlier preemptions) with priority >= `priority` on their nodes, or
-  // only on `only_node` if given, as upstream's addNominatedPods.
-  void assume_nominated(uint64_t serial, int32_t priority, NodeId only_node,
-                        std::vector<PodId>* assumed);
-  void forget_assumed(const std::vector<PodId>& assumed);
+  // A pod's labels, spec or scheduling gates changed.
+  void on_pod_updated(const ClusterEvent& e);
+  // Runs the PreEnqueue plugins and queues the pod, or keeps it gated. False when not queued.
+  bool admit(PodId pod, uint64_t serial, int64_t timestamp_us);
+  // Runs the Mutate plugins for the decided pod; false (with *why) when the pod is re-created.
+  bool mutate(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
 
   ClusterBackend& backend_;
+  std::unique_ptr<Reservations> own_reservations_;
+  // Nominations (pods that preempted victims wait for them to go) live here, beside the plan and
+  // capacity reservations of others; every cycle respects those visible to its pod.
+  Reservations* reservations_;
   std::vector<std::unique_ptr<Profile>> profiles_;
   std::unordered_map<StrId, Profile*> profile_by_name_;
   SchedulerOptions options_;
   SchedulingQueue queue_;
   Rng rng_;
   size_t next_start_node_index_ = 0;
-  // Pods that preempted victims and wait for them to go: serial → (pod, node).
-  struct Nomination {
-    PodId pod;
-    NodeId node;
-    int32_t priority;
-  };
-  std::unordered_map<uint64_t, Nomination> nominations_;
   // Bound, waiting for kPodBound (few at a time; a vector reuses its memory).
   std::vector<QueuedPod> in_flight_;
   void forget_in_flight(uint64_t serial);
@@ -136,7 +143,9 @@ class Scheduler : public EventListener {
   std::vector<Plugin*> prescore_skipped_;  // score plugins whose PreScore returned Skip
   Rejections rejections_;
   Rejections scratch_rejections_;
-  std::vector<PodId> assumed_;
+  Reservations::Applied held_;
+  std::unordered_map<uint64_t, std::string> gated_;  // serial → the PreEnqueue rejection
+  uint64_t mutations_ = 0;
   // Per profile: Rejection::plugin index of each filter plugin (parallel to Profile::filter).
   std::unordered_map<const Profile*, std::vector<uint16_t>> filter_index_;
   // Rank of each node's name among live nodes (deterministic tie-break), rebuilt on node changes.

@@ -16,6 +16,7 @@
 #include "plugins/notmodelled/not_modelled.h"
 #include "plugins/podtopologyspread/pod_topology_spread.h"
 #include "plugins/prioritysort/priority_sort.h"
+#include "plugins/schedulinggates/scheduling_gates.h"
 #include "plugins/tainttoleration/taint_toleration.h"
 
 namespace orrery::plugins {
@@ -40,6 +41,7 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   registry.add(names::kTaintToleration, no_args<TaintToleration>());
   registry.add(names::kDefaultBinder, no_args<DefaultBinder>());
   registry.add(names::kMachineConstraints, no_args<MachineConstraints>());
+  registry.add(names::kSchedulingGates, no_args<SchedulingGates>());
   registry.add(names::kNodeAffinity, [](const fw::PluginArgs& a) {
     return std::make_unique<NodeAffinityPlugin>(NodeAffinityArgs::parse(a.args));
   });
@@ -63,12 +65,13 @@ void register_default_plugins(fw::PluginRegistry& registry) {
 
 std::vector<std::unique_ptr<fw::Profile>> build_profiles(const fw::SchedulerConfig& config,
                                                          const fw::PluginRegistry& registry,
-                                                         std::vector<std::string>* warnings) {
+                                                         std::vector<std::string>* warnings,
+                                                         fw::Runtime* runtime) {
   std::vector<std::string> local;
   std::vector<std::unique_ptr<fw::Profile>> out;
   for (const fw::ProfileConfig& p : config.profiles) {
     out.push_back(fw::build_profile(p, config.percentage_of_nodes_to_score, registry,
-                                    warnings ? warnings : &local));
+                                    warnings ? warnings : &local, runtime));
   }
   // Upstream requires the same queue sort plugin in every profile: they share one queue.
   for (size_t i = 1; i < out.size(); ++i) {

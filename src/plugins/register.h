@@ -28,7 +28,7 @@ void register_default_plugins(fw::PluginRegistry& registry);
 // stderr when it is null.
 std::vector<std::unique_ptr<fw::Profile>> build_profiles(
     const fw::SchedulerConfig& config, const fw::PluginRegistry& registry,
-    std::vector<std::string>* warnings = nullptr);
+    std::vector<std::string>* warnings = nullptr, fw::Runtime* runtime = nullptr);
 
 // The kube-scheduler default profile ("default-scheduler"); `deterministic` selects the orrery
 // tie-break by node name; `percentage_of_nodes_to_score` as in the configuration (0: adaptive).

@@ -5,24 +5,22 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <vector>
 
+#include "core/time.h"
+
 namespace orrery::sim {
 
-using Time = int64_t;  // microseconds
-inline constexpr Time kUs = 1;
-inline constexpr Time kMs = 1000;
-inline constexpr Time kSecond = 1'000'000;
-inline constexpr Time kForever = std::numeric_limits<Time>::max();
-
-inline Time seconds(double s) {
-  return static_cast<Time>(s * 1e6 + (s >= 0 ? 0.5 : -0.5));
-}
-inline double to_seconds(Time t) {
-  return static_cast<double>(t) * 1e-6;
-}
+// Time and its helpers live in core/time.h (shared with the real-time loop); they are named here
+// too so simulator code can keep saying sim::Time.
+using orrery::kForever;
+using orrery::kMs;
+using orrery::kSecond;
+using orrery::kUs;
+using orrery::seconds;
+using orrery::Time;
+using orrery::to_seconds;
 
 struct Event {
   Time time;

@@ -7,22 +7,22 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/json.h"
 #include "core/stats.h"
 #include "sim/event_loop.h"
 
 namespace orrery::sim {
 
-using Json = nlohmann::ordered_json;  // keeps key order: byte-stable output
+using orrery::Json;  // core/json.h
 
-using orrery::percentile_sorted;  // core/stats.h: numpy's default (linear) percentiles
-
-struct Stats {
-  size_t count = 0;
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
-};
-Stats summarize(std::vector<double> values);
+// core/stats.h: numpy's default (linear) percentiles, summaries and number formatting.
+using orrery::append_double;
+using orrery::append_seconds;
+using orrery::fmt_double;
+using orrery::fmt_seconds;
+using orrery::percentile_sorted;
+using orrery::Stats;
+using orrery::summarize;
 
 // One job: ideal JRT is its longest task; delay = actual JRT - ideal.
 struct JobRecord {
@@ -41,13 +41,5 @@ struct JobRecord {
 Json jobs_summary(const std::vector<JobRecord>& jobs);
 // jobs.csv: job,arrival_s,tasks,ideal_s,jrt_s,delay_s,short
 std::string jobs_csv(const std::vector<JobRecord>& jobs);
-
-// Formats a double for CSV with up to 9 significant digits (printf's %.9g), deterministic across
-// platforms.
-std::string fmt_double(double v);
-void append_double(std::string& out, double v);
-// Formats a time exactly as decimal seconds: 1500000 µs → "1.5", -250 µs → "-0.00025".
-std::string fmt_seconds(Time t);
-void append_seconds(std::string& out, Time t);
 
 }  // namespace orrery::sim

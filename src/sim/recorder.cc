@@ -52,7 +52,10 @@ void Recorder::on_event(const fw::ClusterEvent& e) {
   using fw::EventKind;
   static const StrId s_pending = intern("Pending"), s_bound = intern("Bound"),
                      s_running = intern("Running");
-  if (e.pod != kNoPod) last_activity_ = e.time_us;
+  const bool changes_phase = e.kind != EventKind::kPodUpdated &&
+                             e.kind != EventKind::kPodTerminating &&
+                             e.kind != EventKind::kPodDeleteFailed;
+  if (e.pod != kNoPod && changes_phase) last_activity_ = e.time_us;
   switch (e.kind) {
     case EventKind::kNodeAdded:
     case EventKind::kNodeUpdated:

@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
+#include "core/distribution.h"
 #include "core/error.h"
 #include "core/k8s_objects.h"
 #include "core/quantity.h"
-#include "sim/distribution.h"
 
 namespace orrery::sim {
 namespace {

@@ -78,7 +78,7 @@ OwnerId SimBackend::add_owner(PodOwner* owner, OwnerKind kind, const std::string
 
 void SimBackend::emit(EventKind kind, PodId pod, NodeId node, uint64_t serial, OwnerId owner,
                       uint32_t tag) {
-  const fw::ClusterEvent e{kind, loop_.now(), node, pod, serial};
+  const fw::ClusterEvent e{kind, loop_.now(), node, pod, serial, reason_};
   ++notifications_;
   ++emitting_;
   // Index loop: listeners added during delivery see the next events, removed ones are skipped.
@@ -102,10 +102,18 @@ void SimBackend::register_exec(const std::shared_ptr<const PodSpec>& spec, const
   exec_by_spec_[spec.get()] = {spec, exec};
 }
 
+void SimBackend::register_image_exec(const std::string& image, const ExecSpec& exec) {
+  exec_by_image_[image] = exec;
+}
+
 ExecSpec SimBackend::exec_for(const Pod& pod) const {
   auto it = exec_by_spec_.find(pod.spec.get());
   if (it != exec_by_spec_.end()) return it->second.second;
   const PodSpec& s = *pod.spec;
+  if (!exec_by_image_.empty() && !s.containers.empty()) {
+    auto img = exec_by_image_.find(s.containers.front().image);
+    if (img != exec_by_image_.end()) return img->second;
+  }
   ExecSpec x;
   x.cpu_milli = s.request[kCpu];
   x.memory = s.request[kMemory];
@@ -122,7 +130,24 @@ ExecSpec SimBackend::exec_for(const Pod& pod) const {
   return x;
 }
 
-PodId SimBackend::create_pod(Pod pod) {
+void SimBackend::create_pod(Pod pod) {
+  create_pod(std::move(pod), extras_for(pod));
+}
+
+bool SimBackend::update_pod(PodId pod, const fw::PodUpdate& update) {
+  if (!state_.pod_alive(pod)) throw std::logic_error("update_pod: pod does not exist");
+  fw::apply_update(state_, pod, update);
+  PodSim& ps = pods_[pod];
+  // A pod that has not started runs with the execution profile of what it now is (its new
+  // image or annotations); a running pod keeps running as it started.
+  if (update.spec && (ps.stage == PodStage::kPending || ps.stage == PodStage::kBinding)) {
+    ps.exec = exec_for(state_.pod(pod));
+  }
+  loop_.after(0, this, kUpdated, pod, state_.pod_serial(pod));
+  return true;
+}
+
+PodExtras SimBackend::extras_for(const Pod& pod) const {
   PodExtras x;
   x.exec = exec_for(pod);
   if (pod.owner.kind != OwnerKind::kNone) {
@@ -133,7 +158,7 @@ PodId SimBackend::create_pod(Pod pod) {
     auto [ns, name] = split_pod_key(*from);
     if (auto p = state_.find_pod(ns, name)) x.migrated_from = *p;
   }
-  return create_pod(std::move(pod), x);
+  return x;
 }
 
 PodId SimBackend::create_pod(Pod pod, const PodExtras& extras) {
@@ -318,13 +343,20 @@ void SimBackend::process_delete(PodId pod) {
   // Graceful termination: the containers stop working at once but the pod keeps its node's
   // resources until it is gone; its owner no longer counts it.
   ps.stage = PodStage::kTerminating;
+  state_.set_terminating(pod);
   if (exec_.running(pod)) {
     exec_.stop(pod, loop_.now());
     apply_exec_changes();
   }
   const uint64_t serial = state_.pod_serial(pod);
+  const OwnerId owner = ps.owner;
+  const uint32_t tag = ps.tag;
   loop_.after(grace, this, kRemove, pod, serial);
-  if (ps.owner != kNoOwner) owners_[ps.owner].owner->on_pod_terminating(pod, serial, ps.tag);
+  reason_ = ps.reason;
+  // Listeners first (the pod's owner is told separately, below, as before this event existed).
+  emit(EventKind::kPodTerminating, pod, state_.pod_node(pod), serial, kNoOwner, 0);
+  if (owner != kNoOwner && valid(pod, serial))
+    owners_[owner].owner->on_pod_terminating(pod, serial, tag);
 }
 
 // ---------------------------------------------------------------- nodes
@@ -427,11 +459,15 @@ void SimBackend::handle(const Event& e) {
       if (!valid(pod, e.b) || pods_[pod].stage != PodStage::kBinding) return;
       reason_.clear();
       if (state_.pod_node(pod) != node || !state_.node_alive(node)) {
-        if (state_.pod_node(pod) != kNoNode) state_.unassign(pod);
-        pods_[pod].stage = PodStage::kPending;
         reason_ = "binding rejected: node " +
                   (node < state_.node_slots() ? state_.node(node).name : std::string("?")) +
                   " is gone";
+      } else if (refusals_.bind) {
+        reason_ = refusals_.bind(state_, pod, node);
+      }
+      if (!reason_.empty()) {
+        if (state_.pod_node(pod) != kNoNode) state_.unassign(pod);
+        pods_[pod].stage = PodStage::kPending;
         emit_pod(EventKind::kPodBindFailed, pod);
         return;
       }
@@ -456,7 +492,22 @@ void SimBackend::handle(const Event& e) {
     }
     case kDeleteReq: {
       const PodId pod = static_cast<PodId>(e.a);
-      if (valid(pod, e.b)) process_delete(pod);
+      if (!valid(pod, e.b)) return;
+      if (refusals_.remove && pods_[pod].stage != PodStage::kTerminating) {
+        reason_ = refusals_.remove(state_, pod);
+        if (!reason_.empty()) {
+          emit_pod(EventKind::kPodDeleteFailed, pod);
+          return;
+        }
+      }
+      process_delete(pod);
+      return;
+    }
+    case kUpdated: {
+      const PodId pod = static_cast<PodId>(e.a);
+      if (!valid(pod, e.b)) return;
+      reason_.clear();
+      emit_pod(EventKind::kPodUpdated, pod);
       return;
     }
     case kRemove: {

@@ -25,12 +25,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/distribution.h"
 #include "core/rng.h"
 #include "framework/backend.h"
-#include "sim/distribution.h"
+#include "framework/telemetry.h"
 #include "sim/event_loop.h"
 #include "sim/execution.h"
-#include "sim/telemetry.h"
 
 namespace orrery::sim {
 
@@ -73,7 +73,7 @@ struct PodExtras {
 
 enum class PodStage : uint8_t { kPending, kBinding, kStarting, kRunning, kDone, kTerminating };
 
-class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTelemetry {
+class SimBackend : public fw::ClusterBackend, public EventTarget, public fw::NodeTelemetry {
  public:
   SimBackend(EventLoop& loop, uint64_t seed, Lifecycle lifecycle = {});
   ~SimBackend() override;
@@ -88,7 +88,11 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
   // orrery.io/memory-usage), else usage = requests and no end. An OwnerRef naming a registered
   // owner attaches the pod to it. The annotation orrery.io/migrated-from: "ns/name" marks it as
   // the replacement of a live pod (see PodExtras::migrated_from).
-  PodId create_pod(Pod pod) override;
+  void create_pod(Pod pod) override;
+  // Changes the pod in place; a pod that has not started gets the execution profile of what it
+  // now is (register_image_exec for its first container's new image, else its annotations).
+  // kPodUpdated follows from the loop.
+  bool update_pod(PodId pod, const fw::PodUpdate& update) override;
   void add_listener(fw::EventListener* l) override;
   void remove_listener(fw::EventListener* l) override;
 
@@ -98,6 +102,10 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
   void bind_after(PodId pod, NodeId node, Time extra);
   void delete_after(PodId pod, const std::string& reason, Time extra);
   void register_exec(const std::shared_ptr<const PodSpec>& spec, const ExecSpec& exec);
+  // What pods whose first container runs `image` do (used when no spec registration applies).
+  void register_image_exec(const std::string& image, const ExecSpec& exec);
+  // Refuse binds or deletions (fault injection, conformance tests); see fw::Refusals.
+  void set_refusals(fw::Refusals r) { refusals_ = std::move(r); }
   OwnerId add_owner(PodOwner* owner, OwnerKind kind, const std::string& name);
 
   NodeId add_node(Node node, double speed = 1.0);
@@ -107,7 +115,6 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
   bool node_failed(NodeId node) const { return node < nodes_.size() && nodes_[node].failed; }
 
   PodStage stage(PodId pod) const { return pods_[pod].stage; }
-  bool terminating(PodId pod) const { return pods_[pod].stage == PodStage::kTerminating; }
   Time started_at(PodId pod) const { return pods_[pod].started; }
   uint32_t restarts(PodId pod) const { return pods_[pod].restarts; }
   uint32_t migrations(PodId pod) const { return pods_[pod].migrations; }
@@ -150,7 +157,8 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
     kDeleteReq,
     kRemove,
     kTaint,
-    kEvict
+    kEvict,
+    kUpdated
   };
   struct PodSim {
     PodStage stage = PodStage::kPending;
@@ -181,6 +189,7 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
     return state_.pod_alive(pod) && state_.pod_serial(pod) == serial;
   }
   ExecSpec exec_for(const Pod& pod) const;
+  PodExtras extras_for(const Pod& pod) const;
   void emit(fw::EventKind kind, PodId pod, NodeId node, uint64_t serial, OwnerId owner,
             uint32_t tag);
   void emit_pod(fw::EventKind kind, PodId pod);
@@ -209,6 +218,8 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public NodeTel
   std::map<std::pair<OwnerKind, std::string>, OwnerId> owner_by_name_;
   std::unordered_map<const PodSpec*, std::pair<std::shared_ptr<const PodSpec>, ExecSpec>>
       exec_by_spec_;
+  std::unordered_map<std::string, ExecSpec> exec_by_image_;
+  fw::Refusals refusals_;
   std::string reason_;
   uint64_t notifications_ = 0;
 };

@@ -15,9 +15,9 @@ namespace orrery::sim {
 struct Simulation::PolicySlot {
   std::string name;
   SchedulerDef settings;
-  PolicyStats stats;
-  std::unique_ptr<PolicyContext> ctx;
-  std::unique_ptr<Component> component;
+  fw::PolicyStats stats;
+  std::unique_ptr<fw::PolicyContext> ctx;
+  std::unique_ptr<fw::Component> component;
 };
 
 // An arrival process: creates one Job per arrival, inter-arrival times drawn from a distribution.
@@ -54,9 +54,12 @@ class Simulation::Arrivals : public EventTarget {
   bool active_ = false;
 };
 
-Simulation::Simulation(const Scenario& scenario, const PolicyRegistry& policies, RunOptions options)
+Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& policies,
+                       RunOptions options)
     : sc_(scenario), opt_(std::move(options)), seed_(opt_.seed.value_or(scenario.seed)) {
   sim_ = std::make_unique<SimBackend>(loop_, seed_, sc_.lifecycle);
+  services_.provide<fw::NodeTelemetry>(sim_.get());
+  runtime_ = std::make_unique<fw::Runtime>(fw::Runtime{*sim_, clock_, services_, reservations_});
   // The recorder listens first, so it sees every event before policies react to it.
   recorder_ = std::make_unique<Recorder>(*sim_, sc_.sample_interval);
   build_nodes();
@@ -65,8 +68,8 @@ Simulation::Simulation(const Scenario& scenario, const PolicyRegistry& policies,
     auto slot = std::make_unique<PolicySlot>();
     slot->name = i == 0 && !opt_.policy.empty() ? opt_.policy : def.policy;
     slot->settings = sc_.settings_for(i, slot->name);
-    slot->ctx = std::make_unique<PolicyContext>(PolicyContext{
-        loop_, *sim_, seed_, slot->name, slot->settings.args, slot->settings.config, slot->stats});
+    slot->ctx = std::make_unique<fw::PolicyContext>(fw::PolicyContext{
+        *runtime_, seed_, slot->name, slot->settings.args, slot->settings.config, slot->stats});
     slot->component = policies.create(slot->name, *slot->ctx);
     policies_.push_back(std::move(slot));
   }

@@ -20,14 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "framework/policy.h"
+#include "framework/runtime.h"
 #include "sim/event_loop.h"
 #include "sim/hpa.h"
 #include "sim/job.h"
-#include "sim/policy.h"
 #include "sim/recorder.h"
 #include "sim/replicaset.h"
 #include "sim/scenario.h"
 #include "sim/sim_backend.h"
+#include "sim/sim_clock.h"
 #include "sim/trace_replay.h"
 
 namespace orrery::sim {
@@ -45,7 +47,7 @@ struct RunOptions {
 
 class Simulation {
  public:
-  Simulation(const Scenario& scenario, const PolicyRegistry& policies, RunOptions options);
+  Simulation(const Scenario& scenario, const fw::PolicyRegistry& policies, RunOptions options);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -83,6 +85,12 @@ class Simulation {
   std::string policy_name_;
   EventLoop loop_;
   std::unique_ptr<SimBackend> sim_;
+  // The runtime policies see: the backend, the loop as a fw::Clock, the simulator's services
+  // (NodeTelemetry) and the reservations shared by every policy of the run.
+  SimClock clock_{loop_};
+  fw::Services services_;
+  fw::Reservations reservations_;
+  std::unique_ptr<fw::Runtime> runtime_;
   std::unique_ptr<Recorder> recorder_;
   JobLog log_;
   std::vector<std::unique_ptr<PolicySlot>> policies_;

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "core/distribution.h"
 #include "core/pod.h"
 #include "core/rng.h"
-#include "sim/distribution.h"
 #include "sim/execution.h"
 
 namespace orrery::sim {

@@ -42,13 +42,21 @@ class QueuedBackend : public ClusterBackend {
       p.name = copy.owner.name + "-r" + std::to_string(++replacements);
       p.spec = copy.spec;
       p.owner = copy.owner;
-      create_pod(std::move(p));
+      create(std::move(p));
     }
   }
-  PodId create_pod(Pod p) override {
+  void create_pod(Pod p) override { create(std::move(p)); }
+  // create_pod, returning the new pod's id (tests that need it at once).
+  PodId create(Pod p) {
     const PodId id = state_.add_pod(std::move(p));
     queue_.push_back({{EventKind::kPodAdded, now, kNoNode, id, state_.pod_serial(id)}});
     return id;
+  }
+  bool update_pod(PodId pod, const PodUpdate& u) override {
+    apply_update(state_, pod, u);
+    queue_.push_back(
+        {{EventKind::kPodUpdated, now, state_.pod_node(pod), pod, state_.pod_serial(pod)}});
+    return true;
   }
   void add_listener(EventListener* l) override { listeners_.push_back(l); }
   void remove_listener(EventListener* l) override { std::erase(listeners_, l); }

@@ -66,7 +66,7 @@ TEST(ReplicaSet, CountsTerminatingPodsAsGoneAndReplacesThemAtOnce) {
   const PodId victim = rs.active_pods()[0];
   b.sim.delete_pod(victim, "evicted");
   b.loop.run_until(2 * kSecond);
-  EXPECT_TRUE(b.sim.terminating(victim));
+  EXPECT_TRUE(b.sim.state().pod(victim).terminating);
   EXPECT_EQ(rs.active_pods().size(), 2u);
   EXPECT_EQ(b.sim.state().pod_count(), 3u);  // the old one is still terminating
   b.loop.run_until(40 * kSecond);

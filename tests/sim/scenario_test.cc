@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/distribution.h"
 #include "core/error.h"
-#include "sim/distribution.h"
 
 namespace orrery::sim {
 namespace {

@@ -85,7 +85,7 @@ TEST(SimBackend, GracefulDeletionHoldsResourcesUntilGone) {
   ASSERT_EQ(sim.stage(id), PodStage::kRunning);
   sim.delete_pod(id, "test");
   loop.run_until(6 * kSecond);
-  EXPECT_TRUE(sim.terminating(id));
+  EXPECT_TRUE(sim.state().pod(id).terminating);
   EXPECT_EQ(sim.state().requested(kCpu)[0], 1000);  // still held during the grace period
   EXPECT_EQ(sim.cpu_used_milli(0), 0);              // but no longer working
   loop.run_until();

@@ -8,9 +8,9 @@
 #include "core/node.h"
 #include "core/pod.h"
 #include "framework/plugin.h"
+#include "framework/policy.h"
 #include "framework/profile.h"
-#include "sim/policy.h"
-#include "sim/scheduler_driver.h"
+#include "framework/scheduler_driver.h"
 
 namespace orrery::sim::testing {
 
@@ -56,8 +56,9 @@ class FitAll : public fw::Plugin {
   }
 };
 
-inline std::unique_ptr<Component> make_fitall(PolicyContext& ctx, DecisionLatency latency = {},
-                                              bool deterministic = true) {
+inline std::unique_ptr<fw::Component> make_fitall(fw::PolicyContext& ctx,
+                                                  fw::DecisionLatency latency = {},
+                                                  bool deterministic = true) {
   auto prof = std::make_unique<fw::Profile>();
   prof->deterministic_ties = deterministic;
   prof->add(std::make_unique<FitAll>(), fw::kFilter | fw::kScore, 1);
@@ -66,15 +67,15 @@ inline std::unique_ptr<Component> make_fitall(PolicyContext& ctx, DecisionLatenc
   fw::SchedulerOptions opt;
   opt.seed = ctx.seed;
   opt.percentage_of_nodes_to_score = 100;
-  if (ctx.args.defined()) latency = parse_decision_latency(ctx.args.child("decision_latency"));
-  return std::make_unique<SchedulerDriver>(ctx, std::move(profiles), opt, latency);
+  if (ctx.args.defined()) latency = fw::parse_decision_latency(ctx.args.child("decision_latency"));
+  return std::make_unique<fw::SchedulerDriver>(ctx, std::move(profiles), opt, latency);
 }
 
-inline void register_test_policies(PolicyRegistry& reg) {
+inline void register_test_policies(fw::PolicyRegistry& reg) {
   reg.add("fitall", "test: fit every resource, least-requested cpu",
-          [](PolicyContext& ctx) { return make_fitall(ctx); });
+          [](fw::PolicyContext& ctx) { return make_fitall(ctx); });
   reg.add("fitall-random", "test: like fitall with seeded random ties",
-          [](PolicyContext& ctx) { return make_fitall(ctx, {}, false); });
+          [](fw::PolicyContext& ctx) { return make_fitall(ctx, {}, false); });
 }
 
 inline Node make_node(const std::string& name, int64_t milli_cpu, int64_t memory,

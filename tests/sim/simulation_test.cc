@@ -8,15 +8,15 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "policies/kube/policies.h"
 #include "scratch_dir.h"
-#include "sim/builtin_policies.h"
 #include "sim_test_util.h"
 
 namespace orrery::sim {
 namespace {
 
-PolicyRegistry registry() {
-  PolicyRegistry r;
+fw::PolicyRegistry registry() {
+  fw::PolicyRegistry r;
   testing::register_test_policies(r);
   return r;
 }
@@ -42,7 +42,7 @@ std::string run_to_string(const std::string& text, uint64_t seed, Json* summary_
   RunOptions opt;
   opt.seed = seed;
   opt.wall_clock = false;
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   Json s = sim.summary();
@@ -79,7 +79,7 @@ TEST(Simulation, HpaFollowsTheDemandCycles) {
   Scenario sc = parse_scenario(kEdgeScenario, "s.yaml", "");
   RunOptions opt;
   opt.wall_clock = false;
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   Json s = sim.summary();
@@ -111,7 +111,7 @@ TEST(Simulation, TraceReplayComputesJobDelays) {
   sc.schedulers[0].policy = "fitall";
   RunOptions opt;
   opt.wall_clock = false;
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   ASSERT_EQ(sim.jobs().records().size(), 2u);
@@ -154,7 +154,7 @@ workloads:
   Scenario sc = parse_scenario(text, "s.yaml", "");
   RunOptions opt;
   opt.wall_clock = false;
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   // Five cycles back to back: the k-th pod is bound after k × 100 ms.
@@ -176,7 +176,7 @@ workloads:
   RunOptions opt;
   opt.wall_clock = false;
   opt.stall_limit = 600 * kSecond;
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   EXPECT_TRUE(sim.incomplete());
@@ -202,7 +202,7 @@ events:
   Scenario sc = parse_scenario(text, "s.yaml", "");
   RunOptions opt;
   opt.wall_clock = false;
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   const ClusterState& st = sim.backend().state();
@@ -220,7 +220,7 @@ events:
 }
 
 TEST(Simulation, UnknownPolicyAndNodeNamesAreInputErrors) {
-  PolicyRegistry reg = registry();
+  fw::PolicyRegistry reg = registry();
   Scenario sc =
       parse_scenario("scheduler: nope\ncluster: {nodes: [{name: a, cpu: 1}]}\n", "s.yaml", "");
   EXPECT_THROW(Simulation(sc, reg, {}), InputError);
@@ -246,8 +246,8 @@ namespace {
 // Every example in scenarios/ parses and runs (briefly) under kube-default.
 TEST(Scenarios, ExamplesRun) {
   namespace fs = std::filesystem;
-  PolicyRegistry reg;
-  register_builtin_policies(reg);
+  fw::PolicyRegistry reg;
+  kube::register_policies(reg);
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(std::string(ORRERY_SOURCE_DIR) + "/scenarios")) {
     if (e.path().extension() == ".yaml" && e.path().filename() != "snapshot-cluster.yaml") {
@@ -295,8 +295,8 @@ workloads:
     work: {dist: normal, mean: 10s, sd: 1s}
 )";
     Scenario sc = parse_scenario(text, "s.yaml", "");
-    PolicyRegistry reg;
-    register_builtin_policies(reg);
+    fw::PolicyRegistry reg;
+    kube::register_policies(reg);
     RunOptions opt;
     opt.wall_clock = false;
     Simulation sim(sc, reg, opt);
@@ -332,8 +332,8 @@ workloads:
 - job: {name: j, completions: 5, parallelism: 5, requests: {cpu: 1}, work: 1s}
 )";
   Scenario sc = parse_scenario(text, "s.yaml", "");
-  PolicyRegistry reg = registry();
-  reg.add("fitall-nolatency", "test", [](PolicyContext& ctx) {
+  fw::PolicyRegistry reg = registry();
+  reg.add("fitall-nolatency", "test", [](fw::PolicyContext& ctx) {
     EXPECT_FALSE(ctx.args.defined());
     return testing::make_fitall(ctx);
   });
@@ -373,8 +373,8 @@ workloads:
     Scenario sc = parse_scenario("name: c\nseed: 1\n" + scheduler + body, "s.yaml", dir);
     RunOptions opt;
     opt.wall_clock = false;
-    PolicyRegistry reg;
-    register_builtin_policies(reg);
+    fw::PolicyRegistry reg;
+    kube::register_policies(reg);
     Simulation sim(sc, reg, opt);
     sim.run();
     *warnings = sim.warnings();

@@ -13,6 +13,7 @@ inline constexpr const char* kNodeResourcesBalancedAllocation = "NodeResourcesBa
 inline constexpr const char* kPodTopologySpread = "PodTopologySpread";
 inline constexpr const char* kDefaultPreemption = "DefaultPreemption";
 inline constexpr const char* kDefaultBinder = "DefaultBinder";
+inline constexpr const char* kSchedulingGates = "SchedulingGates";
 // orrery plugins (not in kube-scheduler).
 inline constexpr const char* kMachineConstraints = "MachineConstraints";
 

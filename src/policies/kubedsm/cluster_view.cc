@@ -119,7 +119,7 @@ ClusterView build_view(const ClusterState& s, const ViewOptions& o, std::span<co
     if (p.spec->scheduler_name != o.scheduler_name || is_terminal(p.phase)) continue;
     const NodeId node = s.pod_node(id);
     if (node == kNoNode) continue;  // pending: only the batch's pods (below)
-    if (o.terminating && o.terminating(id)) continue;
+    if (p.terminating) continue;    // being deleted: holds its node until PodDeleted
     const uint64_t serial = s.pod_serial(id);
     const bool movable = p.phase == PodPhase::kRunning && p.owner.kind != OwnerKind::kNone &&
                          !plans.involves(serial);

@@ -36,8 +36,6 @@ struct ViewOptions {
   // Offloads need room on a cloud node (EdgeModel::cloud_bounded); false: the paper's unbounded
   // cloud (§4.1.1).
   bool bounded_cloud = true;
-  // Pods being deleted (they still hold their node until PodDeleted); optional.
-  std::function<bool(PodId)> terminating;
 };
 
 struct ClusterView {

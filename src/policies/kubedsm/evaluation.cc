@@ -8,9 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "policies/baselines/sim_policies.h"
-#include "policies/kubedsm/sim_policy.h"
-#include "sim/builtin_policies.h"
+#include "policies/catalog.h"
 #include "sim/scenario.h"
 #include "sim/simulation.h"
 
@@ -99,12 +97,8 @@ std::string scenario_yaml(const RunSpec& r) {
   return y;
 }
 
-sim::PolicyRegistry evaluation_policies() {
-  sim::PolicyRegistry reg;
-  sim::register_builtin_policies(reg);
-  register_sim_policies(reg);
-  baselines::register_sim_policies(reg);
-  return reg;
+fw::PolicyRegistry evaluation_policies() {
+  return policies::catalog();
 }
 
 RunResult run_once(const RunSpec& spec) {
@@ -112,7 +106,7 @@ RunResult run_once(const RunSpec& spec) {
   const std::string name = fmt::format("kubedsm-{}-{}-seed{}", scenario_name(spec.mean, spec.sd),
                                        spec.policy, spec.seed);
   const sim::Scenario sc = sim::parse_scenario(scenario_yaml(spec), name + ".yaml", ".");
-  const sim::PolicyRegistry reg = evaluation_policies();
+  const fw::PolicyRegistry reg = evaluation_policies();
   sim::RunOptions opt;
   opt.wall_clock = false;
   sim::Simulation s(sc, reg, opt);

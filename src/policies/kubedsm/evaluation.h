@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/policy.h"
+#include "framework/policy.h"
 
 namespace orrery::kubedsm {
 
@@ -69,7 +69,7 @@ std::string scenario_name(double mean, double sd);
 // The scenario file of a run (policy, QoS and KubeDSM args included), as `orrery sim` reads it.
 std::string scenario_yaml(const RunSpec& spec);
 // Every policy the evaluation uses, by name: kubedsm, random, bef, sef, cf, kube-default.
-sim::PolicyRegistry evaluation_policies();
+fw::PolicyRegistry evaluation_policies();
 // Runs one simulation (deterministic for a given spec).
 RunResult run_once(const RunSpec& spec);
 // Runs many specs, `threads` at a time (results in input order; each run is independent).

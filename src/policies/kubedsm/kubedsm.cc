@@ -16,8 +16,11 @@ int64_t wall_now_ns() {
 
 }  // namespace
 
-KubeDsm::KubeDsm(fw::ClusterBackend& backend, Options options)
-    : backend_(backend), opts_(std::move(options)), core_(opts_.core), executor_(backend) {
+KubeDsm::KubeDsm(fw::ClusterBackend& backend, Options options, fw::Reservations* reservations)
+    : backend_(backend),
+      opts_(std::move(options)),
+      core_(opts_.core),
+      executor_(backend, reservations) {
   opts_.validate();
   view_opts_.scheduler_name = intern(opts_.scheduler_name);
   view_opts_.qos_targets = opts_.qos_targets;
@@ -54,7 +57,7 @@ void KubeDsm::start() {
   const int64_t now = backend_.now_us();
   next_suggest_ = now + opts_.suggest_period_us;
   next_resync_ = now + opts_.resync_period_us;
-  if (wakeup_hook_) wakeup_hook_(next_wakeup_us());
+  announce_wakeup(next_wakeup_us());
 }
 
 void KubeDsm::enqueue(PodId pod) {
@@ -68,7 +71,7 @@ void KubeDsm::enqueue(PodId pod) {
 void KubeDsm::arm_batch(int64_t at) {
   if (batch_due_ != kNever) return;  // the window is already open
   batch_due_ = at;
-  if (wakeup_hook_) wakeup_hook_(at);
+  announce_wakeup(at);
 }
 
 void KubeDsm::on_event(const fw::ClusterEvent& e) {
@@ -227,6 +230,41 @@ void KubeDsm::resync() {
     if (executor_.involves(s.pod_serial(p))) continue;
     enqueue(p);
   }
+}
+
+void KubeDsm::report(fw::PolicyStats& out) {
+  const Stats& s = stats_;
+  for (size_t& i = reported_batches_; i < s.immediate_wall_ns.size(); ++i) {
+    // One decision per batch: scheduled if it bound pods, failed if every pod found no room
+    // anywhere (those are retried; the "parked" counter has them all).
+    const int bound = s.immediate_pods[i], parked = s.immediate_parked[i];
+    out.decision(bound > 0 || parked == 0, s.immediate_wall_ns[i], bound > 0 ? bound : parked);
+    if (parked > 0) out.count("parked", parked);
+  }
+  for (size_t& i = reported_suggestions_; i < s.suggest_wall_ns.size(); ++i)
+    out.decision(true, s.suggest_wall_ns[i], 0);
+  out.count("migrations_planned",
+            static_cast<int64_t>(s.migrations_planned - reported_migrations_planned_));
+  reported_migrations_planned_ = s.migrations_planned;
+}
+
+void KubeDsm::finish(Json* out) {
+  const Stats& s = stats_;
+  Json j;
+  j["batches"] = s.batches;
+  j["suggestions"] = s.suggestions;
+  j["suggestions_skipped"] = s.suggestions_skipped;
+  j["binds_edge"] = s.binds_edge;
+  j["binds_cloud"] = s.binds_cloud;
+  j["parked"] = s.parked;
+  j["migrations_planned"] = s.migrations_planned;
+  j["migrations_done"] = s.migrations_done;
+  j["plans_completed"] = s.plans_completed;
+  j["plans_cancelled"] = s.plans_cancelled;
+  j["fallback_binds"] = s.fallback_binds;
+  j["cancellations"] = s.cancellations;
+  (*out)["kubedsm"] = std::move(j);
+  (*out)["migrations"] = s.migrations_done;
 }
 
 }  // namespace orrery::kubedsm

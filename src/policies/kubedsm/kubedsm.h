@@ -10,9 +10,9 @@
 //                      plan with migrations is still running (the paper's suggester waits until
 //                      no expectation is pending).
 //
-// Time: the driver calls tick() at next_wakeup_us() (the wakeup hook announces new, earlier
-// wakeups, e.g. when a batch window opens). The simulator's driver is sim_policy.h; tests call
-// the entry points directly.
+// Time: KubeDsm is a fw::Planner; fw::PlannerComponent calls tick() at next_wakeup_us() on any
+// runtime (announce_wakeup() tells it of new, earlier wakeups, e.g. when a batch window opens).
+// Tests call the entry points directly. The policy "kubedsm" is registered by policy.h.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,7 @@
 
 #include "framework/backend.h"
 #include "framework/plan.h"
+#include "framework/planner.h"
 #include "policies/kubedsm/algorithms.h"
 #include "policies/kubedsm/cluster_view.h"
 #include "policies/kubedsm/options.h"
@@ -51,23 +52,25 @@ struct Stats {
   std::vector<std::string> cancellations;  // the first 20 reasons
 };
 
-class KubeDsm : public fw::EventListener {
+class KubeDsm : public fw::Planner {
  public:
-  KubeDsm(fw::ClusterBackend& backend, Options options);
+  // `reservations`: the runtime's shared registry, for the plans' reservations (null: none).
+  KubeDsm(fw::ClusterBackend& backend, Options options, fw::Reservations* reservations = nullptr);
   ~KubeDsm() override;
   KubeDsm(const KubeDsm&) = delete;
   KubeDsm& operator=(const KubeDsm&) = delete;
 
   // Starts listening, queues the pending pods already there, and arms the periodic timers.
-  void start();
+  void start() override;
 
   void on_event(const fw::ClusterEvent& e) override;
   // Runs what is due at backend.now_us().
-  void tick();
-  int64_t next_wakeup_us() const;
-  void set_wakeup_hook(std::function<void(int64_t)> hook) { wakeup_hook_ = std::move(hook); }
-  // Tells which pods are terminating (optional; the simulator knows).
-  void set_terminating(std::function<bool(PodId)> f) { view_opts_.terminating = std::move(f); }
+  void tick() override;
+  int64_t next_wakeup_us() const override;
+  // PolicyStats: one decision per batch (pods bound) and per suggestion, with its wall time.
+  void report(fw::PolicyStats& stats) override;
+  // summary.json: "kubedsm" (the Stats counters) and "migrations".
+  void finish(Json* scheduler_summary) override;
 
   // Algorithm 1 on the batch now (up to maxBatch pods; the rest in the next round).
   void schedule_batch();
@@ -97,7 +100,8 @@ class KubeDsm : public fw::EventListener {
   ViewOptions view_opts_;
   fw::PlanExecutor executor_;
   PlanOptions plan_opts_;
-  std::function<void(int64_t)> wakeup_hook_;
+  size_t reported_batches_ = 0, reported_suggestions_ = 0;  // what report() has passed on
+  uint64_t reported_migrations_planned_ = 0;
   bool started_ = false;
 
   std::vector<std::pair<PodId, uint64_t>> batch_;  // pending pods (id, serial), arrival order

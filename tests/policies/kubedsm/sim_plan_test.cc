@@ -51,10 +51,10 @@ struct SimCluster {
   }
   static sim::Lifecycle lifecycle() {
     sim::Lifecycle l;
-    l.api = sim::Dist::constant(10'000);
-    l.bind = sim::Dist::constant(20'000);
-    l.startup = sim::Dist::constant(1'000'000);
-    l.termination = sim::Dist::constant(2'000'000);
+    l.api = orrery::Dist::constant(10'000);
+    l.bind = orrery::Dist::constant(20'000);
+    l.startup = orrery::Dist::constant(1'000'000);
+    l.termination = orrery::Dist::constant(2'000'000);
     return l;
   }
   std::vector<PodId> web() const { return rs->active_pods(); }
@@ -136,7 +136,7 @@ TEST(SimPlan, CancelledPlanSendsItsPendingPodsToTheCloud) {
   Pod other;
   other.name = "other";
   other.spec = make_simple_spec(big);
-  const PodId o = c.be.create_pod(std::move(other));
+  const PodId o = c.be.create_pod(std::move(other), sim::PodExtras{});
   c.be.state().assign(o, c.e1);
   c.be.bind(o, c.e1);
   c.loop.run_until(c.loop.now() + 5 * sim::kSecond);

@@ -1,12 +1,15 @@
-// The seam between the simulator and scheduling policies. A policy is a Component: an actor on
-// the event loop that watches the backend and binds pods (a per-pod framework scheduler, a batch
-// planner, a federated architecture...). The simulator knows policies only by name through a
-// PolicyRegistry that each policy module fills explicitly (no static initialisers):
+// Policies as both worlds build them. A policy is a Component: an actor on the runtime's clock
+// that watches the backend and binds pods (a per-pod framework scheduler, a planner, a federated
+// architecture...). Worlds know policies only by name through a PolicyRegistry that each policy
+// module fills explicitly (no static initialisers), and build them with a PolicyContext whose
+// Runtime is the simulator's or a real one's:
 //
-//   sim::PolicyRegistry reg;
-//   sim::register_framework_policies(reg, ...);   // kube-default and profile-based policies
-//   kubedsm::register_policies(reg);              // kubedsm, random, bef, sef, cf, ...
+//   fw::PolicyRegistry reg;
+//   kube::register_policies(reg);        // kube-default, kube-binpack
+//   kubedsm::register_policies(reg);     // kubedsm
 //   auto policy = reg.create("kube-default", ctx);
+//
+// The registry of everything orrery ships is policies/catalog.h.
 #pragma once
 
 #include <functional>
@@ -15,12 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "core/json.h"
 #include "core/yaml_util.h"
-#include "sim/event_loop.h"
-#include "sim/metrics.h"
-#include "sim/sim_backend.h"
+#include "framework/runtime.h"
 
-namespace orrery::sim {
+namespace orrery::fw {
 
 // Counters and decision timings a policy reports; written to summary.json ("scheduler") and
 // scheduler.csv.
@@ -54,8 +56,7 @@ class PolicyStats {
 
 // Everything a policy may use.
 struct PolicyContext {
-  EventLoop& loop;
-  SimBackend& sim;  // the fw::ClusterBackend to act on; also NodeTelemetry
+  Runtime& runtime;  // the cluster, the clock, the world's services and shared reservations
   uint64_t seed;
   std::string name;              // the registry name it was created under
   yaml::Ctx args;                // the scenario's settings for it (undefined when none)
@@ -91,4 +92,4 @@ class PolicyRegistry {
   std::map<std::string, Entry> entries_;
 };
 
-}  // namespace orrery::sim
+}  // namespace orrery::fw

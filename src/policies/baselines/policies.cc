@@ -1,10 +1,10 @@
-#include "policies/baselines/sim_policies.h"
+#include "policies/baselines/policies.h"
 
-#include "sim/builtin_policies.h"
+#include "policies/kube/policies.h"
 
 namespace orrery::baselines {
 
-void register_sim_policies(sim::PolicyRegistry& registry) {
+void register_policies(fw::PolicyRegistry& registry) {
   struct Entry {
     const char* name;
     Sencillo kind;
@@ -21,8 +21,8 @@ void register_sim_policies(sim::PolicyRegistry& registry) {
   for (const Entry& e : entries) {
     const Sencillo kind = e.kind;
     registry.add(e.name, e.description,
-                 sim::framework_policy([](fw::PluginRegistry& r) { register_sencillo_plugins(r); },
-                                       [kind]() { return sencillo_config(kind); }));
+                 kube::framework_policy([](fw::PluginRegistry& r) { register_sencillo_plugins(r); },
+                                        [kind]() { return sencillo_config(kind); }));
   }
 }
 

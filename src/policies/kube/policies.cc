@@ -1,13 +1,17 @@
-#include "sim/builtin_policies.h"
+#include "policies/kube/policies.h"
 
+#include <algorithm>
+
+#include "framework/scheduler_driver.h"
+#include "plugins/helper/names.h"
 #include "plugins/register.h"
-#include "sim/scheduler_driver.h"
 
-namespace orrery::sim {
+namespace orrery::kube {
 
-PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
-                               std::function<fw::SchedulerConfig()> default_config) {
-  return [register_plugins, default_config](PolicyContext& ctx) -> std::unique_ptr<Component> {
+fw::PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
+                                   std::function<fw::SchedulerConfig()> default_config) {
+  return [register_plugins,
+          default_config](fw::PolicyContext& ctx) -> std::unique_ptr<fw::Component> {
     fw::PluginRegistry plugins;
     plugins::register_default_plugins(plugins);
     if (register_plugins) register_plugins(plugins);
@@ -15,9 +19,9 @@ PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register
                                            ? default_config()
                                            : fw::load_scheduler_config(ctx.scheduler_config);
     std::vector<std::string> warnings;
-    auto profiles = plugins::build_profiles(config, plugins, &warnings);
+    auto profiles = plugins::build_profiles(config, plugins, &warnings, &ctx.runtime);
     for (const std::string& w : warnings) ctx.stats.warn(w);
-    DecisionLatency latency;
+    fw::DecisionLatency latency;
     bool deterministic = false;
     if (ctx.args.defined()) {
       ctx.args.expect_map();
@@ -26,7 +30,7 @@ PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register
           ctx.args.child(k).fail("unknown field (expected decision_latency, deterministic)");
         }
       }
-      latency = parse_decision_latency(ctx.args.child("decision_latency"));
+      latency = fw::parse_decision_latency(ctx.args.child("decision_latency"));
       deterministic = ctx.args.bool_or("deterministic", false);
     }
     if (deterministic)
@@ -35,7 +39,14 @@ PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register
     options.seed = ctx.seed;
     options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
     options.queue = fw::queue_options(config);
-    return std::make_unique<SchedulerDriver>(ctx, std::move(profiles), options, latency);
+    const bool enforced = std::all_of(profiles.begin(), profiles.end(), [](const auto& p) {
+      return std::any_of(p->filter.begin(), p->filter.end(), [](const fw::Plugin* f) {
+        return f->name() == plugins::names::kMachineConstraints;
+      });
+    });
+    auto driver = std::make_unique<fw::SchedulerDriver>(ctx, std::move(profiles), options, latency);
+    if (!enforced) driver->warn_if_constraints_unenforced();
+    return driver;
   };
 }
 
@@ -57,7 +68,7 @@ profiles:
 
 }  // namespace
 
-void register_builtin_policies(PolicyRegistry& registry) {
+void register_policies(fw::PolicyRegistry& registry) {
   registry.add("kube-default",
                "kube-scheduler's default profile (or the scenario's KubeSchedulerConfiguration)",
                framework_policy(nullptr, fw::default_scheduler_config));
@@ -67,4 +78,4 @@ void register_builtin_policies(PolicyRegistry& registry) {
           nullptr, [] { return fw::parse_scheduler_config(kBinpackConfig, "<kube-binpack>"); }));
 }
 
-}  // namespace orrery::sim
+}  // namespace orrery::kube

@@ -1,13 +1,15 @@
 // Per-node resource telemetry: the simulated counterpart of what a node agent reads from /proc
 // (CPU and memory actually in use, CPU pressure). Policies that read telemetry (CARICO) depend on
-// this narrow interface only; SimBackend implements it from the execution model.
+// this narrow interface only, asked from the runtime's services (Services::get<NodeTelemetry>).
+// The simulator (sim::SimBackend) implements it from its execution model; CARICO's node agents
+// will implement it from /proc.
 #pragma once
 
 #include <cstdint>
 
 #include "core/cluster_state.h"
 
-namespace orrery::sim {
+namespace orrery::fw {
 
 class NodeTelemetry {
  public:
@@ -30,4 +32,4 @@ class NodeTelemetry {
   virtual double cpu_stall_seconds_total(NodeId node) const = 0;
 };
 
-}  // namespace orrery::sim
+}  // namespace orrery::fw

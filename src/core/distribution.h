@@ -15,10 +15,10 @@
 #include <string>
 
 #include "core/rng.h"
+#include "core/time.h"
 #include "core/yaml_util.h"
-#include "sim/event_loop.h"
 
-namespace orrery::sim {
+namespace orrery {
 
 struct Dist {
   enum class Kind : uint8_t { kConstant, kUniform, kNormal, kLognormal, kExponential };
@@ -54,4 +54,4 @@ Dist parse_number_dist(const yaml::Ctx& c);
 // A distribution of a resource amount: cpu in millicores ("500m", 0.5) or bytes ("512Mi").
 Dist parse_resource_dist(const yaml::Ctx& c, bool cpu);
 
-}  // namespace orrery::sim
+}  // namespace orrery

@@ -1,10 +1,11 @@
-#include "sim/policy.h"
+#include "framework/policy.h"
 
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/stats.h"
 
-namespace orrery::sim {
+namespace orrery::fw {
 
 void PolicyStats::decision(bool scheduled, int64_t wall_ns, int pods) {
   ++decisions_;
@@ -66,4 +67,4 @@ std::unique_ptr<Component> PolicyRegistry::create(const std::string& name,
   return it->second.factory(ctx);
 }
 
-}  // namespace orrery::sim
+}  // namespace orrery::fw

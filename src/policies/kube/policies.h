@@ -1,5 +1,5 @@
-// Policies built into the simulator, and the helper for policies that are sets of framework
-// plugins (one scheduling cycle per pod, driven by SchedulerDriver).
+// kube-scheduler as orrery policies, and the helper for every policy that is a set of framework
+// plugins (one scheduling cycle per pod, driven by fw::SchedulerDriver on any runtime).
 //
 //   kube-default   kube-scheduler's default profile (v1.34 plugins, plugins/register.h), or the
 //                  profiles of the scenario's KubeSchedulerConfiguration (scheduler.config).
@@ -12,16 +12,17 @@
 #include <functional>
 
 #include "framework/config.h"
+#include "framework/policy.h"
 #include "framework/registry.h"
-#include "sim/policy.h"
 
-namespace orrery::sim {
+namespace orrery::kube {
 
 // `register_plugins` fills the plugin registry (the kube-default plugins are always registered
-// first); `default_config` is used when the scenario gives no KubeSchedulerConfiguration file.
-PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
-                               std::function<fw::SchedulerConfig()> default_config);
+// first); `default_config` is used when the run gives no KubeSchedulerConfiguration file.
+fw::PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
+                                   std::function<fw::SchedulerConfig()> default_config);
 
-void register_builtin_policies(PolicyRegistry& registry);
+// Registers "kube-default" and "kube-binpack".
+void register_policies(fw::PolicyRegistry& registry);
 
-}  // namespace orrery::sim
+}  // namespace orrery::kube

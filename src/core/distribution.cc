@@ -1,4 +1,4 @@
-#include "sim/distribution.h"
+#include "core/distribution.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,9 +6,9 @@
 
 #include "core/error.h"
 #include "core/quantity.h"
-#include "sim/metrics.h"
+#include "core/stats.h"
 
-namespace orrery::sim {
+namespace orrery {
 
 double Dist::mean() const {
   switch (kind) {
@@ -151,4 +151,4 @@ Dist parse_resource_dist(const yaml::Ctx& c, bool cpu) {
       false);
 }
 
-}  // namespace orrery::sim
+}  // namespace orrery
