@@ -6,19 +6,16 @@
 //              [--match random|minc] [--seed N] --out DIR    (Megha/PigeonC, cmd_federated.cc)
 //   orrery compare SCENARIO.yaml --profiles a,b,c --out DIR      (DIR/<profile>/ + DIR/report.html)
 //   orrery demo --out DIR                                         (the bundled scenario)
-#include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/sweep.h"
 #include "policies/catalog.h"
 #include "report/run_report.h"
 #include "sim/demo_scenario.h"
@@ -132,8 +129,8 @@ Json run_one(const sim::Scenario& sc, const fw::PolicyRegistry& reg, const std::
   return simulation.summary();
 }
 
-// Runs every profile of a comparison (independent runs on a small thread pool; each run parses
-// its own copy of the scenario), then writes DIR/report.html. Returns the exit code.
+// Runs every profile of a comparison (independent runs on a small thread pool, core/sweep.h; each
+// run parses its own copy of the scenario), then writes DIR/report.html. Returns the exit code.
 int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
             const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
   const fw::PolicyRegistry reg = simulation_policies();
@@ -152,49 +149,29 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
     dirs.push_back(out + "/" + p);
     clear_old_summary(dirs.back());
   }
-  std::vector<Json> summaries(profiles.size());
-  std::vector<std::exception_ptr> errors(profiles.size());
-  std::vector<bool> done(profiles.size(), false);
-  size_t next = 0, printed = 0;
-  std::mutex mu;
-  auto worker = [&] {
-    while (true) {
-      size_t i;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (next >= profiles.size()) return;
-        i = next++;
-      }
-      try {
+  // Summaries appear in the order of --profiles, each as soon as it and those before it are done,
+  // so the terminal output does not depend on which run finished first.
+  std::vector<std::optional<Json>> finished(profiles.size());
+  size_t printed = 0;
+  std::function<void(const SweepStep&, const Json&)> print_in_order;
+  if (!f.quiet) {
+    print_in_order = [&](const SweepStep& step, const Json& summary) {
+      finished[step.index] = summary;
+      for (; printed < finished.size() && finished[printed]; ++printed)
+        print_summary(*finished[printed], dirs[printed]);
+    };
+  }
+  run_sweep(
+      profiles.size(), jobs,
+      [&](size_t i) {
         const sim::Scenario sc = load();
-        summaries[i] = run_one(sc, reg, profiles[i], f, false, dirs[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      // Summaries appear in the order of --profiles, each as soon as it and those before it are
-      // done, so the terminal output does not depend on which thread finished first.
-      std::lock_guard<std::mutex> lock(mu);
-      done[i] = true;
-      for (; printed < profiles.size() && done[printed]; ++printed) {
-        if (!f.quiet && !errors[printed]) print_summary(summaries[printed], dirs[printed]);
-      }
-    }
-  };
-  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(profiles.size())));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+        return run_one(sc, reg, profiles[i], f, false, dirs[i]);
+      },
+      print_in_order);
   const std::string report = out + "/report.html";
   report::write_run_report(dirs, report, title);
   std::printf("report: %s\n", report.c_str());
   return 0;
-}
-
-int default_jobs() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -272,7 +249,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   // ---- orrery compare ----
   struct CompareOptions {
     std::string scenario, profiles, out;
-    int jobs = default_jobs();
+    int jobs = 0;  // the number of CPUs (core/sweep.h)
     RunFlags flags;
   };
   auto co = std::make_shared<CompareOptions>();
@@ -294,7 +271,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   // ---- orrery demo ----
   struct DemoOptions {
     std::string out = "out/demo";
-    int jobs = default_jobs();
+    int jobs = 0;  // the number of CPUs (core/sweep.h)
     RunFlags flags;
   };
   auto dopt = std::make_shared<DemoOptions>();

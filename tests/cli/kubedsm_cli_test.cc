@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "run_orrery.h"
 #include "scratch_dir.h"
@@ -21,6 +23,15 @@ struct TempDir {
   orrery::testing::ScratchDir dir{"kubedsm-cli"};
   std::string operator()(const std::string& name) const { return dir.path(name); }
 };
+
+// The cells of a CSV line (runs.csv quotes nothing).
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);
@@ -50,6 +61,36 @@ TEST(KubeDsmCli, QuickReproWritesTheReportDeterministically) {
   EXPECT_EQ(slurp(a + "/runs.csv"), slurp(b + "/runs.csv"));
   EXPECT_EQ(slurp(a + "/summary.json"), slurp(b + "/summary.json"));
   EXPECT_EQ(slurp(a + "/kubedsm.html"), slurp(b + "/kubedsm.html"));
+}
+
+// runs.csv has one row per simulation, and its parameter columns (all but the results) tell every
+// row apart: a row that matched another there would be a run whose distinguishing setting has no
+// column.
+TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
+  const TempDir tmp_dir;
+  const std::string out = tmp_dir("runs");
+  const Result r = run("repro kubedsm --quick --seeds 1 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::set<std::string> results = {"edge_ratio", "edge_ratio_sd", "A", "B", "C",
+                                         "D",          "migrations"};
+  std::stringstream csv(slurp(out + "/runs.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  const std::vector<std::string> header = split(line);
+  EXPECT_EQ(header.back(), "fit_check");
+  std::set<std::string> keys;
+  size_t rows = 0;
+  while (std::getline(csv, line)) {
+    const std::vector<std::string> cells = split(line);
+    ASSERT_EQ(cells.size(), header.size()) << line;
+    std::string key;
+    for (size_t c = 0; c < cells.size(); ++c)
+      if (!results.count(header[c])) key += header[c] + "=" + cells[c] + ";";
+    EXPECT_TRUE(keys.insert(key).second) << "two runs with the same parameters: " << key;
+    ++rows;
+  }
+  const auto sum = nlohmann::json::parse(slurp(out + "/summary.json"));
+  EXPECT_EQ(rows, sum["runs"].get<size_t>());
 }
 
 TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {

@@ -1,16 +1,13 @@
 #include "policies/federated/repro.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/sweep.h"
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/run.h"
 #include "policies/federated/task_model.h"
@@ -141,57 +138,44 @@ ReproResult run_repro(const ReproOptions& o) {
       for (uint64_t s : o.seeds) specs.push_back({w, p, s});
 
   make_dirs(o.out_dir);
-  std::vector<RunResult> results(specs.size());
-  std::vector<std::exception_ptr> errors(specs.size());
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  size_t done = 0;
-  auto worker = [&] {
-    for (size_t i = next++; i < specs.size(); i = next++) {
-      try {
-        const RunSpec& s = specs[i];
-        const ReproWorkload& wl = workloads[s.workload];
-        const Profile& pr = profiles[s.profile];
-        const ClusterConfig& c = configs.at({pr.arch, wl.replicate});
-        const Workload w = make_workload(traces[s.workload], model, s.seed, c);
-        RunOptions ro;
-        ro.pick = pr.pick;
-        ro.seed = s.seed;
-        ro.cutoff_s = wl.cutoff_s;
-        ro.wall_clock = o.wall_clock;
-        ro.reference_cs = pr.reference && pr.arch == Arch::kPigeonC;
-        ro.retry_rejected = !(pr.reference && pr.arch == Arch::kMegha);
-        ro.scenario = wl.name;
-        RunOutput r = run_federated(w, c, ro);
-        r.summary["profile"] = pr.name();
-        write_run(
-            r, o.out_dir + "/runs/" + wl.name + "/" + pr.name() + "/seed" + std::to_string(s.seed));
-        RunResult& res = results[i];
-        for (const sim::JobRecord& j : r.jobs) res.delays.emplace_back(j.id, j.delay_s());
-        res.util = std::move(r.util_samples);
-        res.summary = std::move(r.summary);
-        std::lock_guard<std::mutex> lock(mu);
-        ++done;
-        if (o.progress) {
-          const sim::Json& js = res.summary["jobs"];
-          o.progress(
-              "[" + std::to_string(done) + "/" + std::to_string(specs.size()) + "] " + wl.name +
-              " " + pr.name() + " seed " + std::to_string(s.seed) + ": delay p50 " +
-              report::format_value(num(js["delay_p50_s"]), report::Format::kSeconds) + ", p99 " +
-              report::format_value(num(js["delay_p99_s"]), report::Format::kSeconds));
-        }
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
+  auto run = [&](size_t i) {
+    const RunSpec& s = specs[i];
+    const ReproWorkload& wl = workloads[s.workload];
+    const Profile& pr = profiles[s.profile];
+    const ClusterConfig& c = configs.at({pr.arch, wl.replicate});
+    const Workload w = make_workload(traces[s.workload], model, s.seed, c);
+    RunOptions ro;
+    ro.pick = pr.pick;
+    ro.seed = s.seed;
+    ro.cutoff_s = wl.cutoff_s;
+    ro.wall_clock = o.wall_clock;
+    ro.reference_cs = pr.reference && pr.arch == Arch::kPigeonC;
+    ro.retry_rejected = !(pr.reference && pr.arch == Arch::kMegha);
+    ro.scenario = wl.name;
+    RunOutput r = run_federated(w, c, ro);
+    r.summary["profile"] = pr.name();
+    write_run(r,
+              o.out_dir + "/runs/" + wl.name + "/" + pr.name() + "/seed" + std::to_string(s.seed));
+    RunResult res;
+    for (const sim::JobRecord& j : r.jobs) res.delays.emplace_back(j.id, j.delay_s());
+    res.util = std::move(r.util_samples);
+    res.summary = std::move(r.summary);
+    return res;
   };
-  const unsigned n_threads = std::max(1u, std::min<unsigned>(o.threads, specs.size()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  std::function<void(const SweepStep&, const RunResult&)> on_done;
+  if (o.progress) {
+    on_done = [&](const SweepStep& step, const RunResult& res) {
+      const RunSpec& s = specs[step.index];
+      const sim::Json& js = res.summary["jobs"];
+      o.progress("[" + std::to_string(step.done) + "/" + std::to_string(step.total) + "] " +
+                 workloads[s.workload].name + " " + profiles[s.profile].name() + " seed " +
+                 std::to_string(s.seed) + ": delay p50 " +
+                 report::format_value(num(js["delay_p50_s"]), report::Format::kSeconds) + ", p99 " +
+                 report::format_value(num(js["delay_p99_s"]), report::Format::kSeconds));
+    };
+  }
+  const std::vector<RunResult> results =
+      run_sweep(specs.size(), static_cast<int>(o.threads), run, on_done);
 
   // ---- results.csv: one row per run.
   std::string csv =

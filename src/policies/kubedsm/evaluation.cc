@@ -1,13 +1,11 @@
 #include "policies/kubedsm/evaluation.h"
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "core/sweep.h"
 #include "policies/catalog.h"
 #include "sim/scenario.h"
 #include "sim/simulation.h"
@@ -137,37 +135,10 @@ RunResult run_once(const RunSpec& spec) {
 
 std::vector<RunResult> run_all(const std::vector<RunSpec>& specs, int threads,
                                const std::function<void(size_t, size_t)>& progress) {
-  std::vector<RunResult> out(specs.size());
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> done{0};
-  std::mutex mu;
-  std::exception_ptr error;
-  auto worker = [&]() {
-    while (true) {
-      const size_t i = next.fetch_add(1);
-      if (i >= specs.size()) return;
-      try {
-        out[i] = run_once(specs[i]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
-        next = specs.size();
-        return;
-      }
-      const size_t d = ++done;
-      if (progress) {
-        std::lock_guard<std::mutex> lock(mu);
-        progress(d, specs.size());
-      }
-    }
-  };
-  const int n = std::max(1, std::min<int>(threads, static_cast<int>(specs.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-  return out;
+  std::function<void(const SweepStep&, const RunResult&)> report;
+  if (progress) report = [&](const SweepStep& s, const RunResult&) { progress(s.done, s.total); };
+  return run_sweep(
+      specs.size(), threads, [&](size_t i) { return run_once(specs[i]); }, report);
 }
 
 }  // namespace orrery::kubedsm

@@ -72,7 +72,9 @@ std::string scenario_yaml(const RunSpec& spec);
 fw::PolicyRegistry evaluation_policies();
 // Runs one simulation (deterministic for a given spec).
 RunResult run_once(const RunSpec& spec);
-// Runs many specs, `threads` at a time (results in input order; each run is independent).
+// Runs many specs, `threads` at a time (core/sweep.h: results in input order; after a run throws,
+// no further run starts and the lowest-index run's error is rethrown). progress(done, total)
+// after each run, one call at a time.
 std::vector<RunResult> run_all(
     const std::vector<RunSpec>& specs, int threads,
     const std::function<void(size_t done, size_t total)>& progress = nullptr);

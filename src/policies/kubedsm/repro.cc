@@ -364,6 +364,30 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
 
 }  // namespace
 
+std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResult>& results) {
+  std::string csv =
+      "scenario,mean,sd,policy,m_c2e,m_er,suggest_budget,qos_targets,seed,edge_ratio,"
+      "edge_ratio_sd,A,B,C,D,migrations,demand,edge,bounded_cloud,fit_check\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunSpec& r = runs[i];
+    const RunResult& res = results[i];
+    const bool k = r.policy == "kubedsm";  // the KubeDSM settings are blank for the baselines
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", scenario_name(r.mean, r.sd),
+                       fmt_double(r.mean), fmt_double(r.sd), r.policy,
+                       k ? std::to_string(r.m_c2e) : "", k ? std::to_string(r.m_er) : "",
+                       k ? r.suggest_budget : "", qos_text(r.qos), r.seed,
+                       fmt_double(res.edge_ratio), fmt_double(res.edge_ratio_sd));
+    for (const char* d : kDeployments) {
+      auto it = res.deployments.find(d);
+      csv += "," + (it == res.deployments.end() ? std::string() : fmt_double(it->second));
+    }
+    csv += fmt::format(",{},{}{},{},{},{}\n", res.migrations, r.demand_count,
+                       r.demand_round ? "-round" : "", r.edge,
+                       k ? (r.bounded_cloud ? "1" : "0") : "", k ? r.fit_check : "");
+  }
+  return csv;
+}
+
 ReproResult run_repro(const ReproOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? 3 : 20);
@@ -403,28 +427,7 @@ ReproResult run_repro(const ReproOptions& o) {
     }
   }
 
-  // runs.csv
-  std::string csv =
-      "scenario,mean,sd,policy,m_c2e,m_er,suggest_budget,qos_targets,seed,edge_ratio,"
-      "edge_ratio_sd,A,B,C,D,migrations,demand,edge,bounded_cloud\n";
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const RunSpec& r = runs[i];
-    const RunResult& res = results[i];
-    const bool k = r.policy == "kubedsm";
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", scenario_name(r.mean, r.sd),
-                       fmt_double(r.mean), fmt_double(r.sd), r.policy,
-                       k ? std::to_string(r.m_c2e) : "", k ? std::to_string(r.m_er) : "",
-                       k ? r.suggest_budget : "", qos_text(r.qos), r.seed,
-                       fmt_double(res.edge_ratio), fmt_double(res.edge_ratio_sd));
-    for (const char* d : kDeployments) {
-      auto it = res.deployments.find(d);
-      csv += "," + (it == res.deployments.end() ? std::string() : fmt_double(it->second));
-    }
-    csv +=
-        fmt::format(",{},{}{},{},{}\n", res.migrations, r.demand_count,
-                    r.demand_round ? "-round" : "", r.edge, k ? (r.bounded_cloud ? "1" : "0") : "");
-  }
-  write_file_atomic(o.out_dir + "/runs.csv", csv);
+  write_file_atomic(o.out_dir + "/runs.csv", runs_csv(runs, results));
 
   // points.csv and the scenario files (seed 1 of each point).
   std::string pcsv =

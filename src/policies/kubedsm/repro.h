@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace orrery::kubedsm {
 
@@ -37,5 +38,11 @@ struct ReproResult {
 
 // Runs the sweeps and writes the outputs; throws InputError if DIR cannot be written.
 ReproResult run_repro(const ReproOptions& options);
+
+struct RunSpec;
+struct RunResult;
+// runs.csv: a header, then one row per run (results[i] of runs[i]): every parameter that tells
+// the runs apart (docs/repro/kubedsm.md "runs.csv"), then the run's results.
+std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResult>& results);
 
 }  // namespace orrery::kubedsm

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
+#include <sstream>
 
 #include "core/error.h"
 #include "policies/kubedsm/evaluation.h"
+#include "policies/kubedsm/repro.h"
 #include "sim/demand.h"
 #include "sim/scenario.h"
 
@@ -162,6 +165,58 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
       sim::DemandCycleSpec::Count::kMin);
   EXPECT_EQ(scenario_name(1.5, 0.4), "1.5_0.4");
   EXPECT_EQ(scenario_name(1, 0.5), "1_0.5");
+}
+
+// The rows of runs_csv(runs, equal results): only the runs' parameters can tell them apart.
+std::vector<std::string> csv_rows(const std::vector<RunSpec>& runs) {
+  std::stringstream csv(runs_csv(runs, std::vector<RunResult>(runs.size())));
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(csv, line);) rows.push_back(line);
+  rows.erase(rows.begin());  // the header
+  return rows;
+}
+
+// The "fit" experiment's two runs per scenario differ only in fitCheck: distinct runs (distinct
+// scenario files), so runs.csv must tell them apart.
+TEST(KubeDsmRunsCsv, RunsDifferingOnlyInFitCheckGetDifferentRows) {
+  RunSpec approximate, exact;
+  exact.fit_check = "exact";
+  ASSERT_NE(scenario_yaml(approximate), scenario_yaml(exact));
+  const std::vector<std::string> rows = csv_rows({approximate, exact});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[0], rows[1]);
+  EXPECT_TRUE(runs_csv({}, {}).ends_with(",fit_check\n")) << runs_csv({}, {});
+  EXPECT_TRUE(rows[0].ends_with(",approximate")) << rows[0];
+  EXPECT_TRUE(rows[1].ends_with(",exact")) << rows[1];
+}
+
+// Every setting the sweep varies (repro.cc's plan) changes a run's scenario file and its runs.csv
+// row. (cycles, period_s and extra_args are the same in every run, so runs.csv has no column for
+// them; tests/cli checks that the sweep's rows are all distinct.)
+TEST(KubeDsmRunsCsv, EverySettingTheSweepVariesMakesADifferentRow) {
+  const RunSpec base;
+  std::vector<RunSpec> runs = {base};
+  auto vary = [&](const std::function<void(RunSpec&)>& change) {
+    RunSpec r = base;
+    change(r);
+    EXPECT_NE(scenario_yaml(r), scenario_yaml(base)) << "not a different run";
+    runs.push_back(r);
+  };
+  vary([](RunSpec& r) { r.mean = 1.1; });
+  vary([](RunSpec& r) { r.sd = 0.1; });
+  vary([](RunSpec& r) { r.policy = "bef"; });
+  vary([](RunSpec& r) { r.m_c2e = 2; });
+  vary([](RunSpec& r) { r.m_er = 1; });
+  vary([](RunSpec& r) { r.suggest_budget = "free"; });
+  vary([](RunSpec& r) { r.fit_check = "exact"; });
+  vary([](RunSpec& r) { r.bounded_cloud = false; });
+  vary([](RunSpec& r) { r.qos = {{"D", 0.5}}; });
+  vary([](RunSpec& r) { r.demand_count = "max"; });
+  vary([](RunSpec& r) { r.demand_round = false; });
+  vary([](RunSpec& r) { r.edge = "single"; });
+  vary([](RunSpec& r) { r.seed = 2; });
+  const std::vector<std::string> rows = csv_rows(runs);
+  EXPECT_EQ(std::set<std::string>(rows.begin(), rows.end()).size(), runs.size());
 }
 
 // The demand generator's readings (sim/demand.h), on the paper's services A (1 core, 950Mi) and
