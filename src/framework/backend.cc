@@ -52,6 +52,11 @@ void SnapshotBackend::delete_pod(PodId pod, const std::string& reason) {
   }
   deletions_.push_back(
       {state_.pod(pod).key(), node == kNoNode ? "" : state_.node(node).name, reason});
+  if (state_.pod(pod).phase == PodPhase::kRunning) {  // started: it terminates first
+    state_.set_terminating(pod);
+    emit({EventKind::kPodTerminating, now_us_, node, pod, serial, reason});
+    if (!state_.pod_alive(pod) || state_.pod_serial(pod) != serial) return;
+  }
   state_.remove_pod(pod);
   emit({EventKind::kPodDeleted, now_us_, node, pod, serial});
 }
