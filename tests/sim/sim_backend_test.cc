@@ -72,6 +72,37 @@ TEST(SimBackend, PodLifecycleFollowsConfiguredDelays) {
   EXPECT_EQ(sim.state().requested(kCpu)[0], 0);
 }
 
+// A pending pod changed through the seam (a KubCG-style image switch) runs with the execution
+// profile registered for its new image; its new requests are what the node counts.
+TEST(SimBackend, UpdatedPendingPodRunsAsItsNewImage) {
+  EventLoop loop;
+  SimBackend sim(loop, 1, Lifecycle{});
+  sim.add_node(make_node("n0", 4000, 8 * kGi));
+  sim.register_image_exec("train:cpu", {2000, kGi, 40 * kSecond});
+  Watcher w(sim, /*bind=*/false);
+  auto spec = make_spec(1000, kGi);
+  auto with_image = std::make_shared<PodSpec>(*spec);
+  with_image->containers.at(0).image = "train:gpu";
+  with_image->finalize();
+  const PodId id = create(sim, "job", with_image, {1000, kGi, 10 * kSecond});
+  const uint64_t serial = sim.state().pod_serial(id);
+  loop.run_until();
+  fw::PodUpdate u;
+  u.spec = [](PodSpec& s) {
+    s.containers.at(0).image = "train:cpu";
+    s.containers.at(0).requests[kCpu] = 2000;
+  };
+  EXPECT_TRUE(sim.update_pod(id, u));
+  loop.run_until();
+  EXPECT_EQ(w.time_of(EventKind::kPodUpdated, serial), 0);
+  EXPECT_EQ(sim.exec(id).work, 40 * kSecond);
+  sim.state().assign(id, 0);
+  sim.bind(id, 0);
+  EXPECT_EQ(sim.state().requested(kCpu)[0], 2000);
+  loop.run_until();
+  EXPECT_EQ(w.time_of(EventKind::kPodFinished, serial), 40 * kSecond);
+}
+
 TEST(SimBackend, GracefulDeletionHoldsResourcesUntilGone) {
   EventLoop loop;
   Lifecycle lc;
