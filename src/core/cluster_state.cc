@@ -165,8 +165,8 @@ void ClusterState::add_requests(const PodSpec& spec, NodeId node, int64_t sign) 
 void ClusterState::count_requests(const PodSpec& spec, NodeId node, int64_t sign) {
   add_requests(spec, node, sign);
   touch(node);
-  nonzero_cpu_[node] += sign * spec.nonzero_request[kCpu];
-  nonzero_memory_[node] += sign * spec.nonzero_request[kMemory];
+  nonzero_cpu_[node] += sign * spec.node_nonzero_cpu;
+  nonzero_memory_[node] += sign * spec.node_nonzero_memory;
 }
 
 void ClusterState::count_on_node(PodId id, NodeId node) {

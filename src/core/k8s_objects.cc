@@ -61,6 +61,20 @@ Resources read_resource_list(const Ctx& c, uint32_t* set_mask = nullptr) {
   return r;
 }
 
+// spec.resources.requests/limits: like a resource list, but only the resources the API accepts at
+// pod level (cpu, memory, hugepages-*).
+Resources read_pod_level_list(const Ctx& c, uint32_t* set_mask) {
+  if (c.defined()) {
+    c.expect_map();
+    for (const std::string& name : c.keys()) {
+      if (name != "cpu" && name != "memory" && !name.starts_with("hugepages-")) {
+        c.child(name).fail("unsupported pod-level resource (expected cpu, memory or hugepages-*)");
+      }
+    }
+  }
+  return read_resource_list(c, set_mask);
+}
+
 Taint read_taint(const Ctx& c) {
   c.expect_map();
   Taint t;
@@ -322,7 +336,15 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   c.expect_map();
   s.containers = read_containers(c.child("containers"), false);
   s.init_containers = read_containers(c.child("initContainers"), true);
-  s.overhead = read_resource_list(c.child("overhead"));
+  s.overhead = read_resource_list(c.child("overhead"), &s.overhead_set);
+  Ctx pod_res = c.child("resources");
+  if (pod_res.defined()) {  // pod-level resources (PodLevelResources)
+    pod_res.expect_map();
+    uint32_t limits_set = 0;
+    const Resources limits = read_pod_level_list(pod_res.child("limits"), &limits_set);
+    s.pod_requests = read_pod_level_list(pod_res.child("requests"), &s.pod_requests_set);
+    s.default_pod_level_requests(limits, limits_set);
+  }
   if (c.has("priority")) {
     int64_t p = c.child("priority").i64();
     if (p < INT32_MIN || p > INT32_MAX) c.child("priority").fail("priority out of int32 range");
