@@ -171,7 +171,9 @@ void ClusterState::count_requests(const PodSpec& spec, NodeId node, int64_t sign
 
 void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
-  if (const GroupId g = pod_group_[id]; g != kNoGroup) count_group(g, node);
+  if (const GroupId g = pod_group_[id]; g != kNoGroup && !pods_[id].terminating) {
+    count_group(g, node);
+  }
   count_requests(spec, node, 1);
   pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
   node_pods_[node].push_back(id);
@@ -182,7 +184,9 @@ void ClusterState::uncount(PodId id) {
   if (slot == kNotCounted) return;
   const NodeId node = pod_node_[id];
   const PodSpec& spec = *pods_[id].spec;
-  if (const GroupId g = pod_group_[id]; g != kNoGroup) uncount_group(g, node);
+  if (const GroupId g = pod_group_[id]; g != kNoGroup && !pods_[id].terminating) {
+    uncount_group(g, node);
+  }
   count_requests(spec, node, -1);
   std::vector<PodId>& list = node_pods_[node];
   const PodId last = list.back();
@@ -265,6 +269,15 @@ void ClusterState::remove_pod(PodId id) {
   pod_group_[id] = kNoGroup;
   free_pod_ids_.push_back(id);
   --pod_count_;
+}
+
+void ClusterState::set_terminating(PodId id) {
+  if (!pod_alive(id)) throw std::logic_error("set_terminating: dead pod");
+  if (pods_[id].terminating) return;
+  if (pod_slot_on_node_[id] != kNotCounted && pod_group_[id] != kNoGroup) {
+    uncount_group(pod_group_[id], pod_node_[id]);
+  }
+  pods_[id].terminating = true;
 }
 
 void ClusterState::replace_spec(PodId id, std::shared_ptr<const PodSpec> spec) {

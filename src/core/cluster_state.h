@@ -78,7 +78,8 @@ class ClusterState {
   // ---- controller groups ----
   // Pods with an owner (ReplicaSet, Deployment, Job, ...) form a group per (namespace, owner kind,
   // owner name): the replicas a controller's selector matches. Their per-node counts are kept
-  // incrementally (PodTopologySpread's default spreading reads them instead of scanning pods).
+  // incrementally (PodTopologySpread's default spreading reads them instead of scanning pods);
+  // pods being deleted (terminating) are not counted, as upstream's countPodsMatchSelector.
   GroupId pod_group(PodId id) const { return pod_group_[id]; }
   // The group of (ns, kind, name) if any pod ever had it, else kNoGroup.
   GroupId find_group(std::string_view ns, OwnerKind kind, std::string_view name) const;
@@ -101,8 +102,9 @@ class ClusterState {
   // Terminal phases release the node's resources; the pod keeps its node for reporting.
   void set_phase(PodId id, PodPhase phase);
 
-  // The pod is being deleted (deletionTimestamp set); it keeps its node's room until removed.
-  void set_terminating(PodId id) { pods_[id].terminating = true; }
+  // The pod is being deleted (deletionTimestamp set); it keeps its node's room until removed, but
+  // leaves its controller group's counts (PodTopologySpread skips pods being deleted).
+  void set_terminating(PodId id);
   // Replaces the pod's spec (an update or a mutation); its requests are re-counted on its node.
   void replace_spec(PodId id, std::shared_ptr<const PodSpec> spec);
   void set_scheduling_gates(PodId id, std::vector<std::string> gates) {

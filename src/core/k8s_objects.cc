@@ -488,6 +488,13 @@ struct Reader {
       if (!t) ts.fail("expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z");
       p.creation_us = *t;
     }
+    if (meta.has("deletionTimestamp")) {  // being deleted (graceful termination)
+      Ctx ts = meta.child("deletionTimestamp");
+      if (!yaml::parse_rfc3339(ts.str())) {
+        ts.fail("expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z");
+      }
+      p.terminating = true;
+    }
     Ctx owners = meta.child("ownerReferences");
     if (owners.defined()) {
       owners.expect_seq();

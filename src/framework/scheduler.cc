@@ -421,6 +421,11 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     out.message = "no profile for schedulerName " + std::string(interned(pod.spec->scheduler_name));
     return finish();
   }
+  if (pod.terminating) {
+    // Upstream skipPodSchedule: a pod being deleted is dropped from the queue, not scheduled.
+    out.message = "skip schedule deleting pod: " + pod.key();
+    return finish();
+  }
   if (st.node_count() == 0) {
     out.message = "no nodes available to schedule pods";  // upstream ErrNoNodesAvailable
     queue_.add_unschedulable(qp, backend_.now_us());

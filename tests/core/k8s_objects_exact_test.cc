@@ -47,5 +47,17 @@ TEST(K8sObjectsExact, PodLevelResourcesRejectUnsupportedNames) {
             "(expected cpu, memory or hugepages-*)");
 }
 
+TEST(K8sObjectsExact, DeletionTimestampMarksPodTerminating) {
+  K8sObjects o = parse_k8s_objects(
+      "kind: Pod\nmetadata: {name: p, deletionTimestamp: \"2024-05-01T12:00:00Z\"}\n"
+      "spec: {containers: []}\n---\nkind: Pod\nmetadata: {name: q}\nspec: {containers: []}\n",
+      "p.yaml");
+  EXPECT_TRUE(o.pods.at(0).terminating);
+  EXPECT_FALSE(o.pods.at(1).terminating);
+  EXPECT_EQ(error_of("kind: Pod\nmetadata: {name: p, deletionTimestamp: soon}\nspec: {}\n"),
+            "bad.yaml:2: metadata.deletionTimestamp: expected an RFC 3339 timestamp such as "
+            "2024-05-01T12:00:00Z");
+}
+
 }  // namespace
 }  // namespace orrery
