@@ -51,6 +51,7 @@ NodeId ClusterState::add_node(Node node) {
   nonzero_memory_.push_back(0);
   node_version_.push_back(0);
   node_pods_.emplace_back();
+  node_ports_.emplace_back();
   node_groups_.emplace_back();
   alive_.push_back(1);
   nodes_.push_back(std::move(node));
@@ -167,6 +168,25 @@ void ClusterState::count_requests(const PodSpec& spec, NodeId node, int64_t sign
   touch(node);
   nonzero_cpu_[node] += sign * spec.node_nonzero_cpu;
   nonzero_memory_[node] += sign * spec.node_nonzero_memory;
+  if (!spec.host_ports.empty()) count_ports(spec, node, sign);
+}
+
+void ClusterState::count_ports(const PodSpec& spec, NodeId node, int64_t sign) {
+  std::vector<UsedPort>& used = node_ports_[node];
+  for (const HostPort& hp : spec.host_ports) {
+    auto it = std::find_if(used.begin(), used.end(),
+                           [&](const UsedPort& u) { return u.port == hp; });
+    if (sign > 0) {
+      if (it == used.end()) {
+        used.push_back({hp, 1});
+      } else {
+        ++it->users;
+      }
+    } else if (it != used.end() && --it->users == 0) {
+      *it = used.back();
+      used.pop_back();
+    }
+  }
 }
 
 void ClusterState::count_on_node(PodId id, NodeId node) {

@@ -75,6 +75,14 @@ class ClusterState {
   // Pods counted on the node (bound or assumed, not terminal).
   const std::vector<PodId>& pods_on(NodeId id) const { return node_pods_[id]; }
 
+  // Host ports in use on a node (NodeInfo.UsedPorts): the host ports of the pods counted there and
+  // of held room, each (ip, protocol, port) with the number of users. Usually empty.
+  struct UsedPort {
+    HostPort port;
+    int32_t users = 0;
+  };
+  const std::vector<UsedPort>& used_ports(NodeId id) const { return node_ports_[id]; }
+
   // ---- controller groups ----
   // Pods with an owner (ReplicaSet, Deployment, Job, ...) form a group per (namespace, owner kind,
   // owner name): the replicas a controller's selector matches. Their per-node counts are kept
@@ -126,6 +134,7 @@ class ClusterState {
   void add_requests(const PodSpec& spec, NodeId node, int64_t sign);
   // add_requests plus the scoring (non-zero) requests and a new node version.
   void count_requests(const PodSpec& spec, NodeId node, int64_t sign);
+  void count_ports(const PodSpec& spec, NodeId node, int64_t sign);
   struct NodeGroup {
     GroupId group;
     uint32_t index;  // of the node's entry in group_nodes_[group]
@@ -148,6 +157,7 @@ class ClusterState {
   std::vector<int64_t> nonzero_memory_;
   std::vector<uint64_t> node_version_;
   std::vector<std::vector<PodId>> node_pods_;
+  std::vector<std::vector<UsedPort>> node_ports_;
 
   std::vector<Pod> pods_;
   std::vector<uint8_t> pod_alive_;

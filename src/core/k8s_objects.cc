@@ -259,11 +259,40 @@ TopologySpreadConstraint read_spread(const Ctx& c) {
   return t;
 }
 
-Container read_container(const Ctx& c, bool init) {
+// containers[].ports[]: the ones with a hostPort (with hostNetwork, the API defaults hostPort to
+// containerPort).
+std::vector<HostPort> read_host_ports(const Ctx& c, bool host_network) {
+  std::vector<HostPort> out;
+  if (!c.defined()) return out;
+  c.expect_seq();
+  static const StrId kAnyIp = intern("0.0.0.0");
+  for (size_t i = 0; i < c.size(); ++i) {
+    Ctx p = c.item(i);
+    p.expect_map();
+    int64_t port = p.has("hostPort") ? p.child("hostPort").i64() : 0;
+    if (port == 0 && host_network && p.has("containerPort")) port = p.child("containerPort").i64();
+    if (port < 0 || port > 65535) p.child("hostPort").fail("expected a port in 0..65535");
+    if (port == 0) continue;
+    HostPort hp;
+    hp.port = static_cast<int32_t>(port);
+    const std::string proto = p.str_or("protocol", "TCP");
+    if (proto != "TCP" && proto != "UDP" && proto != "SCTP") {
+      p.child("protocol").fail("expected TCP, UDP or SCTP");
+    }
+    hp.protocol = intern(proto);
+    const std::string ip = p.str_or("hostIP", "");
+    hp.ip = ip.empty() ? kAnyIp : intern(ip);
+    out.push_back(hp);
+  }
+  return out;
+}
+
+Container read_container(const Ctx& c, bool init, bool host_network) {
   c.expect_map();
   Container k;
   k.name = c.str_or("name", "");
   k.image = c.str_or("image", "");
+  k.host_ports = read_host_ports(c.child("ports"), host_network);
   Ctx res = c.child("resources");
   if (res.defined()) {
     res.expect_map();
@@ -289,11 +318,12 @@ Container read_container(const Ctx& c, bool init) {
   return k;
 }
 
-std::vector<Container> read_containers(const Ctx& c, bool init) {
+std::vector<Container> read_containers(const Ctx& c, bool init, bool host_network) {
   std::vector<Container> out;
   if (!c.defined()) return out;
   c.expect_seq();
-  for (size_t i = 0; i < c.size(); ++i) out.push_back(read_container(c.item(i), init));
+  for (size_t i = 0; i < c.size(); ++i)
+    out.push_back(read_container(c.item(i), init, host_network));
   return out;
 }
 
@@ -334,8 +364,9 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   }
   if (!c.defined()) c.fail("missing pod spec");
   c.expect_map();
-  s.containers = read_containers(c.child("containers"), false);
-  s.init_containers = read_containers(c.child("initContainers"), true);
+  const bool host_network = c.bool_or("hostNetwork", false);
+  s.containers = read_containers(c.child("containers"), false, host_network);
+  s.init_containers = read_containers(c.child("initContainers"), true, host_network);
   s.overhead = read_resource_list(c.child("overhead"), &s.overhead_set);
   Ctx pod_res = c.child("resources");
   if (pod_res.defined()) {  // pod-level resources (PodLevelResources)

@@ -149,6 +149,11 @@ void PodSpec::finalize() {
     node_nonzero_cpu = nz[kCpu];
     node_nonzero_memory = nz[kMemory];
   }
+  host_ports.clear();
+  for (const Container& c : init_containers)
+    if (c.restartable) host_ports.insert(host_ports.end(), c.host_ports.begin(), c.host_ports.end());
+  for (const Container& c : containers)
+    host_ports.insert(host_ports.end(), c.host_ports.begin(), c.host_ports.end());
   // Every pod takes one of the node's pod slots (allocatable "pods").
   request[kPods] = 1;
   nonzero_request[kPods] = 1;

@@ -37,6 +37,15 @@ inline bool is_terminal(PodPhase p) {
   return p == PodPhase::kSucceeded || p == PodPhase::kFailed;
 }
 
+// A container port bound on the node's network (hostPort > 0), sanitised as upstream's
+// HostPortInfo: an empty hostIP is "0.0.0.0" (every address), an empty protocol "TCP".
+struct HostPort {
+  StrId ip = kNoStr;
+  StrId protocol = kNoStr;
+  int32_t port = 0;
+  bool operator==(const HostPort&) const = default;
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -44,6 +53,7 @@ struct Container {
   Resources limits;
   uint32_t requests_set = 0;  // bit r: requests[r] was given (distinguishes 0 from missing)
   bool restartable = false;   // init container with restartPolicy: Always (sidecar)
+  std::vector<HostPort> host_ports;  // ports[] with a hostPort
 };
 
 enum class SpreadWhenUnsatisfiable : uint8_t { kDoNotSchedule, kScheduleAnyway };
@@ -84,6 +94,9 @@ struct PodSpec {
   Resources request;          // effective request (filtering, accounting); request[kPods] == 1
   Resources nonzero_request;  // with default cpu/memory for missing container requests (scoring)
   uint32_t request_mask = 0;  // non-zero components of `request`
+  // The host ports the pod takes on its node (schedutil.GetHostPorts): restartable init
+  // containers' (sidecars run all along) and app containers'; other init containers' are not.
+  std::vector<HostPort> host_ports;
   // What the pod adds to its node's non-zero cpu/memory (ClusterState::nonzero_requested).
   int64_t node_nonzero_cpu = 0;
   int64_t node_nonzero_memory = 0;

@@ -10,6 +10,7 @@
 #include "plugins/machineconstraints/machine_constraints.h"
 #include "plugins/nodeaffinity/node_affinity.h"
 #include "plugins/nodename/node_name.h"
+#include "plugins/nodeports/node_ports.h"
 #include "plugins/noderesources/balanced_allocation.h"
 #include "plugins/noderesources/fit.h"
 #include "plugins/nodeunschedulable/node_unschedulable.h"
@@ -42,6 +43,7 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   registry.add(names::kDefaultBinder, no_args<DefaultBinder>());
   registry.add(names::kMachineConstraints, no_args<MachineConstraints>());
   registry.add(names::kSchedulingGates, no_args<SchedulingGates>());
+  registry.add(names::kNodePorts, no_args<NodePorts>());
   registry.add(names::kNodeAffinity, [](const fw::PluginArgs& a) {
     return std::make_unique<NodeAffinityPlugin>(NodeAffinityArgs::parse(a.args));
   });

@@ -56,10 +56,12 @@ TEST(Config, DefaultProfileIsUpstreamDefault) {
   EXPECT_EQ(p.scheduler_name, "default-scheduler");
   EXPECT_EQ(p.queue_sort->name(), "PrioritySort");
   EXPECT_EQ(names(p.pre_filter),
-            (std::vector<std::string>{"NodeAffinity", "NodeResourcesFit", "PodTopologySpread"}));
+            (std::vector<std::string>{"NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                      "PodTopologySpread"}));
   EXPECT_EQ(names(p.filter),
             (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
-                                      "NodeAffinity", "NodeResourcesFit", "PodTopologySpread"}));
+                                      "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                      "PodTopologySpread"}));
   EXPECT_EQ(names(p.post_filter), std::vector<std::string>{"DefaultPreemption"});
   EXPECT_EQ(names(p.pre_score),
             (std::vector<std::string>{"TaintToleration", "NodeAffinity", "NodeResourcesFit",
@@ -107,7 +109,7 @@ TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
                                                           {"NodeResourcesFit", 1},
                                                           {"NodeResourcesBalancedAllocation", 1}}));
   // Filter is untouched.
-  EXPECT_EQ(p[0]->filter.size(), 6u);
+  EXPECT_EQ(p[0]->filter.size(), 7u);
 }
 
 TEST(Config, DisableAllAtOnePoint) {
@@ -116,7 +118,7 @@ TEST(Config, DisableAllAtOnePoint) {
                             "      enabled: [{name: NodeResourcesFit, weight: 2}]\n"));
   EXPECT_EQ(weights(*p[0]),
             (std::vector<std::pair<std::string, int64_t>>{{"NodeResourcesFit", 2}}));
-  EXPECT_EQ(p[0]->filter.size(), 6u);
+  EXPECT_EQ(p[0]->filter.size(), 7u);
   // PreScore is its own point: still every default PreScore plugin.
   EXPECT_EQ(p[0]->pre_score.size(), 5u);
 }

@@ -14,6 +14,8 @@ inline constexpr const char* kPodTopologySpread = "PodTopologySpread";
 inline constexpr const char* kDefaultPreemption = "DefaultPreemption";
 inline constexpr const char* kDefaultBinder = "DefaultBinder";
 inline constexpr const char* kSchedulingGates = "SchedulingGates";
+inline constexpr const char* kNodePorts = "NodePorts";
+inline constexpr const char* kImageLocality = "ImageLocality";
 // orrery plugins (not in kube-scheduler).
 inline constexpr const char* kMachineConstraints = "MachineConstraints";
 

@@ -1,7 +1,6 @@
 // Upstream default plugins orrery accepts in configurations but does not model, because the
 // objects they look at are not part of orrery's cluster model. For the pods and nodes orrery reads
 // each of them is a no-op upstream too (PreFilter/PreScore Skip, or a score of 0 on every node):
-//   NodePorts           host ports (not read)
 //   VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone   volumes / PVCs (not read)
 //   InterPodAffinity    pod (anti-)affinity (not read)
 //   DynamicResources    ResourceClaims (not read)
