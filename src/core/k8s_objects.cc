@@ -451,6 +451,24 @@ Node read_node(const Ctx& c) {
     has_alloc = status.has("allocatable");
     n.allocatable = has_alloc ? read_resource_list(status.child("allocatable")) : n.capacity;
   }
+  if (status.defined() && status.has("images")) {
+    Ctx images = status.child("images");
+    images.expect_seq();
+    for (size_t i = 0; i < images.size(); ++i) {
+      Ctx im = images.item(i);
+      im.expect_map();
+      NodeImage image;
+      if (im.has("names")) {
+        for (const std::string& name : im.child("names").str_list())
+          image.names.push_back(intern(name));
+      }
+      if (im.has("sizeBytes")) {
+        image.size_bytes = im.child("sizeBytes").i64();
+        if (image.size_bytes < 0) im.child("sizeBytes").fail("expected a size in bytes >= 0");
+      }
+      n.images.push_back(std::move(image));
+    }
+  }
   if (n.capacity.is_zero() && has_alloc) n.capacity = n.allocatable;
   if (n.allocatable[kPods] == 0) n.allocatable[kPods] = 110;
   if (n.capacity[kPods] == 0) n.capacity[kPods] = n.allocatable[kPods];

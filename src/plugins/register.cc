@@ -7,6 +7,7 @@
 #include "plugins/defaultpreemption/default_preemption.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/names.h"
+#include "plugins/imagelocality/image_locality.h"
 #include "plugins/machineconstraints/machine_constraints.h"
 #include "plugins/nodeaffinity/node_affinity.h"
 #include "plugins/nodename/node_name.h"
@@ -44,6 +45,7 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   registry.add(names::kMachineConstraints, no_args<MachineConstraints>());
   registry.add(names::kSchedulingGates, no_args<SchedulingGates>());
   registry.add(names::kNodePorts, no_args<NodePorts>());
+  registry.add(names::kImageLocality, no_args<ImageLocality>());
   registry.add(names::kNodeAffinity, [](const fw::PluginArgs& a) {
     return std::make_unique<NodeAffinityPlugin>(NodeAffinityArgs::parse(a.args));
   });

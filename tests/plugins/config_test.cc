@@ -71,7 +71,8 @@ TEST(Config, DefaultProfileIsUpstreamDefault) {
                                                           {"NodeAffinity", 2},
                                                           {"NodeResourcesFit", 1},
                                                           {"PodTopologySpread", 2},
-                                                          {"NodeResourcesBalancedAllocation", 1}}));
+                                                          {"NodeResourcesBalancedAllocation", 1},
+                                                          {"ImageLocality", 1}}));
   EXPECT_EQ(names(p.bind), std::vector<std::string>{"DefaultBinder"});
   EXPECT_EQ(p.percentage_of_nodes_to_score, 0);
   EXPECT_FALSE(p.deterministic_ties);
@@ -95,7 +96,8 @@ TEST(Config, MultiPointEntryReplacesDefaultInPlaceAndResetsWeight) {
                                                           {"NodeAffinity", 7},
                                                           {"NodeResourcesFit", 1},
                                                           {"PodTopologySpread", 2},
-                                                          {"NodeResourcesBalancedAllocation", 1}}));
+                                                          {"NodeResourcesBalancedAllocation", 1},
+                                                          {"ImageLocality", 1}}));
 }
 
 TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
@@ -107,7 +109,8 @@ TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
                                                           {"TaintToleration", 3},
                                                           {"NodeAffinity", 2},
                                                           {"NodeResourcesFit", 1},
-                                                          {"NodeResourcesBalancedAllocation", 1}}));
+                                                          {"NodeResourcesBalancedAllocation", 1},
+                                                          {"ImageLocality", 1}}));
   // Filter is untouched.
   EXPECT_EQ(p[0]->filter.size(), 7u);
 }
@@ -129,14 +132,14 @@ TEST(Config, MultiPointDisabledRemovesEverywhere) {
                             "      disabled: [{name: TaintToleration}]\n"));
   for (auto* list : {&p[0]->filter, &p[0]->pre_score})
     for (fw::Plugin* pl : *list) EXPECT_NE(pl->name(), "TaintToleration");
-  EXPECT_EQ(p[0]->score.size(), 4u);
+  EXPECT_EQ(p[0]->score.size(), 5u);
 }
 
 TEST(Config, DisabledAtOnePointKeepsOtherPoints) {
   auto p =
       profiles_from(profile("  plugins:\n    score:\n"
                             "      disabled: [{name: NodeResourcesBalancedAllocation}]\n"));
-  EXPECT_EQ(p[0]->score.size(), 4u);
+  EXPECT_EQ(p[0]->score.size(), 5u);
   EXPECT_EQ(names(p[0]->pre_score).back(), "NodeResourcesBalancedAllocation");
 }
 
@@ -166,14 +169,14 @@ TEST(Config, NotModelledPluginsAreAcceptedWithWarning) {
   std::vector<std::string> warnings;
   auto cfg = fw::parse_scheduler_config(
       profile(
-          "  plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality, weight: 4}]\n"
+          "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding, weight: 4}]\n"
           "  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 2}\n"),
       "c.yaml");
   auto p = build_profiles(cfg, registry(), &warnings);
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_NE(warnings[0].find("ImageLocality is accepted but not modelled"), std::string::npos);
+  EXPECT_NE(warnings[0].find("VolumeBinding is accepted but not modelled"), std::string::npos);
   EXPECT_NE(warnings[1].find("InterPodAffinity"), std::string::npos);
-  EXPECT_EQ(p[0]->score.size(), 5u);  // ImageLocality is not instantiated
+  EXPECT_EQ(p[0]->score.size(), 6u);  // VolumeBinding is not instantiated
   // The default profile names them only implicitly: no warning.
   warnings.clear();
   build_profiles(fw::default_scheduler_config(), registry(), &warnings);

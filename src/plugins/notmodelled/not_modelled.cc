@@ -5,7 +5,7 @@ namespace orrery::plugins {
 const std::vector<std::string>& not_modelled_plugins() {
   static const std::vector<std::string> kNames = {
       "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",   "VolumeZone",
-      "InterPodAffinity",   "DynamicResources", "ImageLocality"};
+      "InterPodAffinity",   "DynamicResources"};
   return kNames;
 }
 
