@@ -196,7 +196,7 @@ size_t Scheduler::run_filters(Profile& prof, const CycleContext& cycle, NodeId* 
 size_t Scheduler::find_feasible(Profile& prof, const CycleContext& cycle,
                                 const std::optional<std::vector<NodeId>>& only,
                                 Rejections& rejections, int* evaluated) {
-  const std::vector<NodeId>& all = only ? *only : backend_.state().nodes();
+  const std::vector<NodeId>& all = only ? *only : node_order_.get(backend_.state());
   const size_t num_nodes = all.size();
   feasible_.clear();
   *evaluated = 0;

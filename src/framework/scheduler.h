@@ -4,8 +4,9 @@
 // schedulerName. It listens to the backend's events to keep its queue current.
 //
 // Node sampling follows upstream exactly: numFeasibleNodesToFind (adaptive percentage
-// 50 - nodes/125, at least 5 % and 100 nodes), filtering starts where the previous cycle stopped
-// (nextStartNodeIndex) and stops once enough feasible nodes are found.
+// 50 - nodes/125, at least 5 % and 100 nodes), filtering walks the node tree's zone-interleaved
+// list (node_tree.h) from where the previous cycle stopped (nextStartNodeIndex) and stops once
+// enough feasible nodes are found.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include "core/rng.h"
 #include "framework/backend.h"
+#include "framework/node_tree.h"
 #include "framework/profile.h"
 #include "framework/queue.h"
 #include "framework/reservations.h"
@@ -131,6 +133,7 @@ class Scheduler : public EventListener {
   SchedulingQueue queue_;
   Rng rng_;
   size_t next_start_node_index_ = 0;
+  NodeOrder node_order_;  // upstream's zone-interleaved node list, for node sampling
   // Bound, waiting for kPodBound (few at a time; a vector reuses its memory).
   std::vector<QueuedPod> in_flight_;
   void forget_in_flight(uint64_t serial);
