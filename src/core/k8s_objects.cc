@@ -429,10 +429,9 @@ Node read_node(const Ctx& c) {
   n.name = name.str();
   read_labels(meta.child("labels"), &n.labels);
   read_labels(meta.child("annotations"), &n.annotations);
-  // kubernetes.io/hostname is set by the kubelet; the topology plugins rely on it.
-  if (!n.labels.get(std::string_view("kubernetes.io/hostname"))) {
-    n.labels.set("kubernetes.io/hostname", n.name);
-  }
+  // kubernetes.io/hostname is not filled in when missing: the kubelet sets it on real nodes, and a
+  // node without it is one upstream's topology plugins treat as such (PodTopologySpread: "missing
+  // required label").
   Ctx spec = c.child("spec");
   if (spec.defined()) {
     spec.expect_map();
@@ -470,7 +469,8 @@ Node read_node(const Ctx& c) {
     }
   }
   if (n.capacity.is_zero() && has_alloc) n.capacity = n.allocatable;
-  if (n.allocatable[kPods] == 0) n.allocatable[kPods] = 110;
+  // No "pods" figure means 0 pods fit (NodeInfo.Allocatable.AllowedPodNumber): every pod gets
+  // "Too many pods", as upstream. (The kubelet always reports one on real nodes.)
   if (n.capacity[kPods] == 0) n.capacity[kPods] = n.allocatable[kPods];
   n.derive_orrery_fields(meta.where());
   return n;

@@ -59,5 +59,61 @@ TEST(K8sObjectsExact, DeletionTimestampMarksPodTerminating) {
             "2024-05-01T12:00:00Z");
 }
 
+TEST(K8sObjectsExact, NodeFieldsAreNotInvented) {
+  K8sObjects o = parse_k8s_objects(
+      "kind: Node\nmetadata: {name: a}\nstatus: {capacity: {cpu: \"2\"}}\n---\n"
+      "kind: Node\nmetadata: {name: b, labels: {kubernetes.io/hostname: b-host}}\n"
+      "status: {allocatable: {cpu: \"2\", pods: \"7\"}}\n",
+      "n.yaml");
+  EXPECT_FALSE(o.nodes[0].labels.get(std::string_view("kubernetes.io/hostname")));
+  EXPECT_EQ(o.nodes[0].allocatable[kPods], 0);
+  EXPECT_EQ(o.nodes[1].labels.get(std::string_view("kubernetes.io/hostname")), "b-host");
+  EXPECT_EQ(o.nodes[1].allocatable[kPods], 7);
+  EXPECT_EQ(o.nodes[1].capacity[kPods], 7);
+}
+
+TEST(K8sObjectsExact, HostPortsAndImages) {
+  K8sObjects o = parse_k8s_objects(R"(kind: List
+items:
+- kind: Node
+  metadata: {name: n}
+  status:
+    allocatable: {pods: "110"}
+    images:
+    - names: [registry.k8s.io/pause:3.9, "registry.k8s.io/pause@sha256:abc"]
+      sizeBytes: 321520
+- kind: Pod
+  metadata: {name: p}
+  spec:
+    initContainers:
+    - {name: init, ports: [{containerPort: 1, hostPort: 7000}]}
+    - {name: side, restartPolicy: Always, ports: [{containerPort: 1, hostPort: 7001, protocol: UDP}]}
+    containers:
+    - name: c
+      image: nginx
+      ports:
+      - {containerPort: 80}
+      - {containerPort: 80, hostPort: 8080, hostIP: 10.0.0.1}
+)",
+                                   "x.yaml");
+  const Node& n = o.nodes.at(0);
+  ASSERT_EQ(n.images.size(), 1u);
+  EXPECT_EQ(n.images[0].names.size(), 2u);
+  EXPECT_EQ(n.images[0].size_bytes, 321520);
+  const PodSpec& s = *o.pods.at(0).spec;
+  EXPECT_EQ(s.containers[0].image, "nginx");
+  // GetHostPorts order: restartable init containers, then app containers; plain init ones left out.
+  ASSERT_EQ(s.host_ports.size(), 2u);
+  EXPECT_EQ(s.host_ports[0].port, 7001);
+  EXPECT_EQ(interned(s.host_ports[0].protocol), "UDP");
+  EXPECT_EQ(interned(s.host_ports[0].ip), "0.0.0.0");
+  EXPECT_EQ(s.host_ports[1].port, 8080);
+  EXPECT_EQ(interned(s.host_ports[1].protocol), "TCP");
+  EXPECT_EQ(interned(s.host_ports[1].ip), "10.0.0.1");
+  EXPECT_EQ(error_of("kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+                     "    ports: [{containerPort: 1, hostPort: 70000}]\n"),
+            "bad.yaml:6: spec.containers[0].ports[0].hostPort: expected a port in 0..65535");
+}
+
 }  // namespace
 }  // namespace orrery
