@@ -509,8 +509,13 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     } else {
       diag.pre_filter_message = pre_status.message();
     }
-    // PostFilter (preemption), unless a PreFilter said no node can ever fit (upstream skips it).
-    if (pre_status.code != Code::kUnschedulableAndUnresolvable) {
+    // PostFilter (preemption) runs for every FitError, a PreFilter rejection included, as
+    // upstream's schedulingCycle. After a PreFilter rejection no node was filtered (no
+    // rejections), so preemption finds no candidate: "preemption: 0/N nodes are available:
+    // N Preemption is not helpful for scheduling." (upstream: every node has the PreFilter's
+    // UnschedulableAndUnresolvable status; a resolvable PreFilter rejection, which no plugin
+    // orrery ships returns, would make every node a candidate there).
+    {
       Handle handle(*this, *prof);
       for (Plugin* p : prof->post_filter) {
         PostFilterResult r = p->post_filter(cycle, handle, rejections_);

@@ -3,6 +3,7 @@
 // rejection, and node-affinity terms with invalid label values.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "harness.h"
@@ -68,6 +69,30 @@ TEST(NodeCapacity, NodeWithoutPodsAllocatableTakesNoPod) {
   auto e = h.evaluate("p");
   EXPECT_EQ(e["no-pods"].reasons, std::vector<std::string>{"Too many pods"});
   EXPECT_TRUE(e["ok"].feasible);
+}
+
+TEST(PostFilter, RunsAfterAPreFilterRejection) {
+  // NodeAffinity's PreFilter rejects pins to disjoint node names ("pod affinity terms conflict",
+  // UnschedulableAndUnresolvable). Upstream still runs PostFilter: preemption finds every node
+  // unresolvable and says so.
+  const std::string pins =
+      "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "      nodeSelectorTerms:\n      - matchFields: [{key: metadata.name, operator: In, "
+      "values: [n1]}, {key: metadata.name, operator: In, values: [n2]}]\n";
+  Harness h(node_doc("n1", "{cpu: 1}") + node_doc("n2", "{cpu: 1}") +
+                pod_doc("conflict", {""}, pins) +
+                pod_doc("never", {""}, pins + "preemptionPolicy: Never\n"),
+            kDefault);
+  std::vector<fw::ScheduleOutcome> outs;
+  h.schedule_all(&outs);
+  std::map<std::string, std::string> message;
+  for (const auto& o : outs) message[h.state().pod(o.pod).name] = o.message;
+  EXPECT_EQ(message["conflict"],
+            "0/2 nodes are available: pod affinity terms conflict. preemption: 0/2 nodes are "
+            "available: 2 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(message["never"],
+            "0/2 nodes are available: pod affinity terms conflict. preemption: not eligible due "
+            "to preemptionPolicy=Never.");
 }
 
 }  // namespace
