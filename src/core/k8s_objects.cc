@@ -148,12 +148,53 @@ NodeSelectorRequirement read_requirement(const Ctx& c, bool field) {
     case SelectorOp::kLt: {
       Ctx vs = c.child("values");
       if (r.values.size() != 1) vs.fail("must hold exactly one integer for Gt and Lt");
-      r.number = vs.item(0).i64();
       break;
     }
   }
   if (field && interned(r.key) != "metadata.name") {
     key.fail("matchFields supports only metadata.name");
+  }
+  // What upstream's selector parsers reject (the API server does not check it for node affinity):
+  // the requirement is kept, and a term holding it never matches.
+  auto quote = [](std::string_view v) {
+    std::string q = "\"";
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') q += '\\';
+      q += ch;
+    }
+    return q + "\"";
+  };
+  const std::string key_text(interned(r.key));
+  if (field) {
+    // nodeSelectorRequirementsAsFieldSelector: In/NotIn with exactly one value.
+    if (r.values.size() != 1) {
+      std::string list = "[]string{";
+      for (size_t i = 0; i < r.values.size(); ++i)
+        list += (i ? ", " : "") + quote(interned(r.values[i]));
+      r.errors.push_back("values: Invalid value: " + list + "}: must have one element");
+    }
+    return r;
+  }
+  // labels.NewRequirement, in its order: key, Gt/Lt integers, every value as a label value.
+  if (auto errs = qualified_name_errors(key_text); !errs.empty()) {
+    std::string joined;
+    for (const auto& e : errs) joined += (joined.empty() ? "" : "; ") + e;
+    r.errors.push_back("key: Invalid value: " + quote(key_text) + ": " + joined);
+  }
+  if (r.op == SelectorOp::kGt || r.op == SelectorOp::kLt) {
+    if (!parse_go_int64(interned(r.values[0]), &r.number)) {
+      r.errors.push_back("values[0]: Invalid value: " + quote(interned(r.values[0])) +
+                         ": for 'Gt', 'Lt' operators, the value must be an integer");
+    }
+  }
+  for (size_t i = 0; i < r.values.size(); ++i) {
+    const std::string_view v = interned(r.values[i]);
+    if (auto errs = label_value_errors(v); !errs.empty()) {
+      std::string joined;
+      for (const auto& e : errs) joined += (joined.empty() ? "" : "; ") + e;
+      r.errors.push_back("values[" + std::to_string(i) + "][" + key_text +
+                         "]: Invalid value: " + quote(v) + ": " + joined);
+    }
   }
   return r;
 }
@@ -173,6 +214,8 @@ NodeSelectorTerm read_term(const Ctx& c) {
     for (size_t i = 0; i < mf.size(); ++i)
       t.match_fields.push_back(read_requirement(mf.item(i), true));
   }
+  for (const auto* list : {&t.match_expressions, &t.match_fields})
+    for (const NodeSelectorRequirement& r : *list) t.invalid = t.invalid || !r.errors.empty();
   return t;
 }
 

@@ -553,8 +553,12 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     std::span<const NodeId> nodes(feasible_.data(), n);
     std::string why;
     if (!run_pre_score(*prof, cycle, nodes, &why)) {
+      // An error (e.g. NodeAffinity's preferred terms that do not parse). Upstream retries the pod
+      // after a backoff; nothing but a change to the pod can fix it, so orrery parks it with the
+      // unschedulable pods (retried on cluster events or the periodic flush) — on a static
+      // snapshot the result is the same, without retrying forever.
       out.message = why;
-      queue_.add_backoff(qp, backend_.now_us());
+      queue_.add_unschedulable(qp, backend_.now_us());
       return finish();
     }
     // totals_ leave out the plugins whose score is the same on every node (uniform_score): a
@@ -665,7 +669,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   if (feasible.empty()) return out;
   std::span<const NodeId> nodes(feasible);
   std::string why;
-  if (!run_pre_score(*prof, cycle, nodes, &why)) throw std::runtime_error(why);
+  if (!run_pre_score(*prof, cycle, nodes, &why)) throw InputError("pod " + pod.key() + ": " + why);
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
     const bool skipped = score_skipped(wp.plugin);

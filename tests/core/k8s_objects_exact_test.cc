@@ -115,5 +115,57 @@ items:
             "bad.yaml:6: spec.containers[0].ports[0].hostPort: expected a port in 0..65535");
 }
 
+TEST(K8sObjectsExact, SelectorRequirementErrorsAsUpstreamParses) {
+  K8sObjects o = parse_k8s_objects(R"(kind: Pod
+metadata: {name: p}
+spec:
+  containers: []
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - {key: a, operator: In, values: [ok, "not ok", ""]}
+          - {key: b, operator: Gt, values: ["-3"]}
+          - {key: c, operator: Lt, values: ["12"]}
+        - matchFields:
+          - {key: metadata.name, operator: NotIn, values: [x, y]}
+)",
+                                   "p.yaml");
+  const auto& terms = *o.pods.at(0).spec->node_affinity.required;
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_TRUE(terms[0].invalid);
+  const auto errs = terms[0].errors();
+  ASSERT_EQ(errs.size(), 2u);
+  EXPECT_EQ(errs[0].substr(0, errs[0].find(": a valid label")),
+            "matchExpressions[0].values[1][a]: Invalid value: \"not ok\"");
+  // "-3" parses as an integer but is no valid label value.
+  EXPECT_EQ(errs[1].substr(0, errs[1].find(": a valid label")),
+            "matchExpressions[1].values[0][b]: Invalid value: \"-3\"");
+  EXPECT_EQ(terms[0].match_expressions[2].number, 12);
+  EXPECT_TRUE(terms[1].invalid);
+  EXPECT_EQ(terms[1].errors(),
+            std::vector<std::string>{"matchFields[0].values: Invalid value: []string{\"x\", "
+                                     "\"y\"}: must have one element"});
+}
+
+TEST(K8sObjectsExact, GoParseInt) {
+  int64_t v = 0;
+  EXPECT_TRUE(parse_go_int64("+42", &v));
+  EXPECT_EQ(v, 42);
+  EXPECT_TRUE(parse_go_int64("-9223372036854775808", &v));
+  EXPECT_EQ(v, INT64_MIN);
+  EXPECT_FALSE(parse_go_int64("9223372036854775808", &v));
+  EXPECT_FALSE(parse_go_int64("1_000", &v));
+  EXPECT_FALSE(parse_go_int64("", &v));
+  EXPECT_FALSE(parse_go_int64("+", &v));
+  EXPECT_TRUE(label_value_errors("").empty());
+  EXPECT_TRUE(label_value_errors("a.b-c_d").empty());
+  EXPECT_EQ(label_value_errors(std::string(64, 'a')),
+            std::vector<std::string>{"must be no more than 63 characters"});
+  EXPECT_TRUE(qualified_name_errors("example.com/key").empty());
+  EXPECT_FALSE(qualified_name_errors("\\invalid").empty());
+}
+
 }  // namespace
 }  // namespace orrery

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/error.h"
 #include "harness.h"
 
 namespace orrery::plugins {
@@ -93,6 +94,104 @@ TEST(PostFilter, RunsAfterAPreFilterRejection) {
   EXPECT_EQ(message["never"],
             "0/2 nodes are available: pod affinity terms conflict. preemption: not eligible due "
             "to preemptionPolicy=Never.");
+}
+
+std::string required(const std::string& terms) {
+  return "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
+         "      nodeSelectorTerms:\n" +
+         terms;
+}
+
+TEST(NodeAffinityInvalid, TestNodeAffinityPodWithAnInvalidValueInAffinityTermWontBeScheduled) {
+  // node_affinity_test.go TestNodeAffinity "Pod with an invalid value in Affinity term won't be
+  // scheduled onto the node": NotIn ["invalid value: ___@#$%^"] on a node labelled foo=bar would
+  // match as a plain comparison, but the term does not parse: ErrReasonPod.
+  Harness h(node_doc("n", "{cpu: 1}", "{foo: bar}") +
+                pod_doc("p", {""},
+                        required("      - matchExpressions: [{key: foo, operator: NotIn, values: "
+                                 "[\"invalid value: ___@#$%^\"]}]\n")),
+            config_with({"NodeAffinity"}));
+  EXPECT_EQ(h.evaluate("p")["n"].reasons,
+            std::vector<std::string>{"node(s) didn't match Pod's node affinity/selector"});
+}
+
+TEST(NodeAffinityInvalid, OtherTermsStillMatch) {
+  // LazyErrorNodeSelector: terms are ORed; an invalid one only never matches itself.
+  Harness h(node_doc("n", "{cpu: 1}", "{foo: bar}") +
+                pod_doc("p", {""},
+                        required("      - matchExpressions: [{key: foo, operator: DoesNotExist}, "
+                                 "{key: x, operator: In, values: [\"a b\"]}]\n"
+                                 "      - matchExpressions: [{key: foo, operator: In, values: "
+                                 "[bar]}]\n")) +
+                pod_doc("gt", {""},
+                        required("      - matchExpressions: [{key: gen, operator: Gt, values: "
+                                 "[\"x\"]}]\n")) +
+                pod_doc("plus", {""},
+                        required("      - matchExpressions: [{key: gen, operator: Lt, values: "
+                                 "[\"+9\"]}]\n")),
+            config_with({"NodeAffinity"}));
+  EXPECT_TRUE(h.evaluate("p")["n"].feasible);
+  // A Gt value that is no integer, or "+9" (an integer for strconv, but no valid label value):
+  // never matches.
+  EXPECT_FALSE(h.evaluate("gt")["n"].feasible);
+  EXPECT_FALSE(h.evaluate("plus")["n"].feasible);
+}
+
+TEST(NodeAffinityInvalid, FieldSelectorNeedsExactlyOneValue) {
+  // nodeSelectorRequirementsAsFieldSelector: metadata.name In with two values "must have one
+  // element": the term never matches (PreFilter still narrows to the names, as upstream).
+  Harness h(node_doc("n1", "{cpu: 1}") + node_doc("n2", "{cpu: 1}") +
+                pod_doc("p", {""},
+                        required("      - matchFields: [{key: metadata.name, operator: In, "
+                                 "values: [n1, n2]}]\n")),
+            config_with({"NodeAffinity"}));
+  auto e = h.evaluate("p");
+  EXPECT_EQ(e["n1"].reasons,
+            std::vector<std::string>{"node(s) didn't match Pod's node affinity/selector"});
+  EXPECT_FALSE(e["n2"].feasible);
+}
+
+TEST(NodeAffinityInvalid, InvalidPreferredTermFailsPreScore) {
+  // getPodPreferredNodeAffinity → NewPreferredSchedulingTerms: an error, with upstream's field
+  // errors; the pod is not scheduled.
+  Harness h(node_doc("n1", "{cpu: 1}") + node_doc("n2", "{cpu: 1}") +
+                pod_doc("p", {""},
+                        "affinity:\n  nodeAffinity:\n"
+                        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+                        "    - {weight: 1, preference: {matchExpressions: [{key: zone, operator: "
+                        "In, values: [a]}]}}\n"
+                        "    - {weight: 2, preference: {matchExpressions: [{key: zone, operator: "
+                        "In, values: [\"a b\"]}]}}\n"),
+            config_with({"NodeAffinity"}));
+  std::vector<fw::ScheduleOutcome> outs;
+  auto placed = h.schedule_all(&outs);
+  EXPECT_EQ(placed["p"], "");
+  ASSERT_FALSE(outs.empty());
+  EXPECT_EQ(outs[0].message,
+            "running PreScore plugin \"NodeAffinity\": [1].matchExpressions[0].values[0][zone]: "
+            "Invalid value: \"a b\": a valid label must be an empty string or consist of "
+            "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+            "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+            "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+  EXPECT_EQ(outs.size(), 1u) << "parked with the unschedulable pods, not retried in a loop";
+}
+
+TEST(NodeAffinityInvalid, InvalidAddedAffinityIsAConfigError) {
+  try {
+    testing::profiles_from(config_with(
+        {"NodeAffinity"},
+        "  pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n"
+        "        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n"
+        "          - matchExpressions: [{key: zone, operator: Gt, values: [\"ten\"]}]\n"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "addedAffinity: requiredDuringSchedulingIgnoredDuringExecution."
+                  "nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"ten\": for "
+                  "'Gt', 'Lt' operators, the value must be an integer"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
