@@ -1,5 +1,6 @@
 #include "core/k8s_objects.h"
 
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -416,7 +417,12 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
     pod_res.expect_map();
     uint32_t limits_set = 0;
     const Resources limits = read_pod_level_list(pod_res.child("limits"), &limits_set);
-    s.pod_requests = read_pod_level_list(pod_res.child("requests"), &s.pod_requests_set);
+    uint32_t requests_set = 0;
+    const Resources requests = read_pod_level_list(pod_res.child("requests"), &requests_set);
+    for (uint32_t bits = requests_set; bits != 0; bits &= bits - 1) {
+      const auto r = static_cast<ResourceId>(std::countr_zero(bits));
+      s.pod_requests.emplace_back(r, requests[r]);
+    }
     s.default_pod_level_requests(limits, limits_set);
   }
   if (c.has("priority")) {

@@ -85,10 +85,8 @@ Resources aggregate_requests(const PodSpec& spec, uint32_t defaults) {
 // The pod-level requests that count (supported resources only).
 uint32_t pod_level_mask(const PodSpec& spec) {
   uint32_t m = 0;
-  for (uint32_t bits = spec.pod_requests_set; bits != 0; bits &= bits - 1) {
-    const auto r = static_cast<ResourceId>(std::countr_zero(bits));
+  for (const auto& [r, v] : spec.pod_requests)
     if (is_supported_pod_level_resource(r)) m |= 1u << r;
-  }
   return m;
 }
 
@@ -96,10 +94,8 @@ uint32_t pod_level_mask(const PodSpec& spec) {
 // requests in place of it for the resources they set, plus overhead.
 Resources effective_requests(const PodSpec& spec, uint32_t defaults, uint32_t pod_level) {
   Resources r = aggregate_requests(spec, defaults);
-  for (uint32_t bits = pod_level; bits != 0; bits &= bits - 1) {
-    const int i = std::countr_zero(bits);
-    r.q[i] = spec.pod_requests.q[i];
-  }
+  for (const auto& [id, v] : spec.pod_requests)
+    if (pod_level & (1u << id)) r[id] = v;
   r += spec.overhead;
   return r;
 }
@@ -116,18 +112,19 @@ void PodSpec::default_pod_level_requests(const Resources& limits, uint32_t limit
   for (const Container& c : containers) container_keys |= c.requests_set;
   for (const Container& c : init_containers) container_keys |= c.requests_set;
   const Resources aggregate = aggregate_requests(*this, 0);
+  uint32_t given = 0;
+  for (const auto& [r, v] : pod_requests) given |= 1u << r;
   // Overcommittable supported resources (cpu, memory) from the containers' requests first.
-  for (uint32_t bits = container_keys & kCpuMemory & ~pod_requests_set; bits != 0;
-       bits &= bits - 1) {
-    const int i = std::countr_zero(bits);
-    pod_requests.q[i] = aggregate.q[i];
-    pod_requests_set |= 1u << i;
+  for (uint32_t bits = container_keys & kCpuMemory & ~given; bits != 0; bits &= bits - 1) {
+    const auto r = static_cast<ResourceId>(std::countr_zero(bits));
+    pod_requests.emplace_back(r, aggregate[r]);
+    given |= 1u << r;
   }
-  for (uint32_t bits = limits_set & ~pod_requests_set; bits != 0; bits &= bits - 1) {
+  for (uint32_t bits = limits_set & ~given; bits != 0; bits &= bits - 1) {
     const auto r = static_cast<ResourceId>(std::countr_zero(bits));
     if (!is_supported_pod_level_resource(r)) continue;
-    pod_requests[r] = limits[r];
-    pod_requests_set |= 1u << r;
+    pod_requests.emplace_back(r, limits[r]);
+    given |= 1u << r;
   }
 }
 

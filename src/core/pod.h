@@ -77,9 +77,9 @@ struct PodSpec {
   std::vector<Container> init_containers;
   Resources overhead;
   uint32_t overhead_set = 0;  // bit r: overhead[r] was given
-  // spec.resources.requests (pod-level resources, after API defaulting from pod-level limits).
-  Resources pod_requests;
-  uint32_t pod_requests_set = 0;  // bit r: pod_requests[r] was given
+  // spec.resources.requests (pod-level resources, after API defaulting from pod-level limits), as
+  // (resource, quantity) pairs: rare, so kept small.
+  std::vector<std::pair<ResourceId, int64_t>> pod_requests;
   int32_t priority = 0;
   std::string priority_class_name;
   bool preempt_never = false;  // preemptionPolicy: Never
@@ -108,6 +108,12 @@ struct PodSpec {
   // resource without a pod-level request gets the containers' aggregate request when a container
   // requests it (cpu and memory only), else the pod-level limit. Call before finalize().
   void default_pod_level_requests(const Resources& limits, uint32_t limits_set);
+  // The pod-level request for `r`, if given.
+  std::optional<int64_t> pod_request(ResourceId r) const {
+    for (const auto& [id, v] : pod_requests)
+      if (id == r) return v;
+    return std::nullopt;
+  }
 };
 
 // Convenience for building simple specs in code (simulator workloads, tests).

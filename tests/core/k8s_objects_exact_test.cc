@@ -33,8 +33,8 @@ spec:
   K8sObjects o = parse_k8s_objects(yaml, "p.yaml");
   const PodSpec& s = *o.pods.at(0).spec;
   // Defaulting: cpu from the containers' aggregate (300m), memory given.
-  EXPECT_EQ(s.pod_requests[kCpu], 300);
-  EXPECT_EQ(s.pod_requests[kMemory], 1LL << 30);
+  EXPECT_EQ(s.pod_request(kCpu), 300);
+  EXPECT_EQ(s.pod_request(kMemory), 1LL << 30);
   EXPECT_EQ(s.request[kCpu], 400) << "pod-level 300m + overhead 100m";
   EXPECT_EQ(s.request[kMemory], 1LL << 30);
   EXPECT_EQ(s.nonzero_request[kCpu], 400) << "pod-level cpu replaces the per-container defaults";

@@ -92,8 +92,7 @@ Container requests(std::initializer_list<std::pair<ResourceId, int64_t>> rs,
 
 void pod_level(PodSpec& s, std::initializer_list<std::pair<ResourceId, int64_t>> rs) {
   for (auto [r, v] : rs) {
-    s.pod_requests[r] = v;
-    s.pod_requests_set |= 1u << r;
+    s.pod_requests.emplace_back(r, v);
   }
 }
 
@@ -250,14 +249,14 @@ TEST(PodLevelResources, DefaultingFromPodLevelLimits) {
   limits[kMemory] = 512 * kMi;
   s.default_pod_level_requests(limits, (1u << kCpu) | (1u << kMemory));
   s.finalize();
-  EXPECT_EQ(s.pod_requests[kCpu], 500);          // containers' aggregate
-  EXPECT_EQ(s.pod_requests[kMemory], 512 * kMi);  // no container requests memory: the limit
+  EXPECT_EQ(s.pod_request(kCpu), 500);          // containers' aggregate
+  EXPECT_EQ(s.pod_request(kMemory), 512 * kMi);  // no container requests memory: the limit
   EXPECT_EQ(s.request[kCpu], 500);
   EXPECT_EQ(s.request[kMemory], 512 * kMi);
   PodSpec none;  // no pod-level limits: nothing is defaulted
   none.containers = {requests({{kCpu, 300}})};
   none.default_pod_level_requests(Resources{}, 0);
-  EXPECT_EQ(none.pod_requests_set, 0u);
+  EXPECT_TRUE(none.pod_requests.empty());
 }
 
 TEST(PodKey, Split) {

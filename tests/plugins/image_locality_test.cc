@@ -137,7 +137,9 @@ TEST(ImageLocality, NodeWithAnEightGigabyteImageAlwaysWins) {
       "    image: registry.example.com/model:v3\n    resources: {requests: {cpu: 1, memory: 1Gi}}\n";
   const std::string cfg = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
   for (uint64_t seed = 0; seed < 20; ++seed) {
-    Harness h(objs, cfg, {.seed = seed});
+    fw::SchedulerOptions options;
+    options.seed = seed;
+    Harness h(objs, cfg, options);
     EXPECT_EQ(h.schedule_all()["p"], "a") << "seed " << seed;
   }
   Harness h(objs, cfg);

@@ -42,7 +42,9 @@ bool fits(const std::vector<std::string>& pod_ports, const std::vector<std::stri
                 port_pod("m1", pod_ports),
             config_with({"NodePorts"}));
   auto e = h.evaluate("m1")["n"];
-  if (!e.feasible) EXPECT_EQ(e.reasons, std::vector<std::string>{kReason});
+  if (!e.feasible) {
+    EXPECT_EQ(e.reasons, std::vector<std::string>{kReason});
+  }
   return e.feasible;
 }
 

@@ -135,14 +135,18 @@ fw::Status NodeAffinityPlugin::pre_score(const fw::CycleContext& cycle, std::spa
   for (size_t i = 0; i < pod_preferred.size(); ++i) {
     if (!pod_preferred[i].preference.invalid) continue;
     for (const std::string& e : pod_preferred[i].preference.errors()) {
-      std::string msg = "[" + std::to_string(i) + "]." + e;
+      std::string msg(1, '[');  // (a string literal + std::string here trips GCC 12's -Wrestrict)
+      msg += std::to_string(i);
+      msg += "].";
+      msg += e;
       if (std::find(errors.begin(), errors.end(), msg) == errors.end()) errors.push_back(msg);
     }
   }
   if (!errors.empty()) {
     std::string msg;
     for (const std::string& e : errors) msg += (msg.empty() ? "" : ", ") + e;
-    return fw::Status::error(name(), errors.size() == 1 ? msg : "[" + msg + "]");
+    if (errors.size() > 1) msg = std::string(1, '[') + msg + ']';
+    return fw::Status::error(name(), msg);
   }
   const std::vector<PreferredSchedulingTerm>* lists[] = {&args_.added.preferred,
                                                          &cycle.spec.node_affinity.preferred};
