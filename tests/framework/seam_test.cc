@@ -2,6 +2,8 @@
 // plan reservations respected by the scheduler, dependency-graph plans.
 #include <gtest/gtest.h>
 
+#include "builders.h"
+
 #include "core/k8s_objects.h"
 #include "framework/plan.h"
 #include "framework/scheduler.h"
@@ -15,24 +17,8 @@ namespace {
 using testing::CpuFit;
 using testing::QueuedBackend;
 
-Node node(const std::string& name, int64_t cpu_m) {
-  Node n;
-  n.name = name;
-  n.labels.set("kubernetes.io/hostname", name);
-  n.allocatable[kCpu] = cpu_m;
-  n.allocatable[kMemory] = 1LL << 30;
-  n.allocatable[kPods] = 110;
-  return n;
-}
-
-Pod pod(const std::string& name, int64_t cpu_m) {
-  Resources r;
-  r[kCpu] = cpu_m;
-  Pod p;
-  p.name = name;
-  p.spec = make_simple_spec(r);
-  return p;
-}
+using testing::node;
+using testing::pod;
 
 std::vector<std::unique_ptr<Profile>> default_profiles() {
   PluginRegistry reg;
@@ -105,18 +91,22 @@ class HalveCpu : public Plugin {
   }
 };
 
-TEST(Mutate, TheChangeIsMadeBeforeTheBindAndCountedOnTheNode) {
-  ClusterState st;
-  const NodeId n0 = st.add_node(node("n0", 4000));
-  const PodId id = st.add_pod(pod("p", 1000));
-  SnapshotBackend be(std::move(st));
+std::vector<std::unique_ptr<Profile>> halving_profiles() {
   auto prof = std::make_unique<Profile>();
   prof->deterministic_ties = true;
   prof->add(std::make_unique<CpuFit>(), kFilter | kScore, 1);
   prof->add(std::make_unique<HalveCpu>(), kMutate);
   std::vector<std::unique_ptr<Profile>> profiles;
   profiles.push_back(std::move(prof));
-  Scheduler s(be, std::move(profiles));
+  return profiles;
+}
+
+TEST(Mutate, TheChangeIsMadeBeforeTheBindAndCountedOnTheNode) {
+  ClusterState st;
+  const NodeId n0 = st.add_node(node("n0", 4000));
+  const PodId id = st.add_pod(pod("p", 1000));
+  SnapshotBackend be(std::move(st));
+  Scheduler s(be, halving_profiles());
   s.enqueue_pending();
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
@@ -140,12 +130,7 @@ TEST(Mutate, WhenTheWorldRecreatesThePodTheCycleBindsNothingAndUndoesItsAssumpti
   const NodeId n0 = st.add_node(node("n0", 4000));
   st.add_pod(pod("p", 1000));
   RecreatingBackend be(std::move(st));
-  auto prof = std::make_unique<Profile>();
-  prof->add(std::make_unique<CpuFit>(), kFilter | kScore, 1);
-  prof->add(std::make_unique<HalveCpu>(), kMutate);
-  std::vector<std::unique_ptr<Profile>> profiles;
-  profiles.push_back(std::move(prof));
-  Scheduler s(be, std::move(profiles));
+  Scheduler s(be, halving_profiles());
   s.enqueue_pending();
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
