@@ -22,6 +22,8 @@ using CommandTable = std::vector<Command>;
 
 // Registration functions, one per command file (cmd_*.cc). Add yours to kRegistrations in main.cc.
 void register_version(CLI::App& root, CommandTable& table);
+// What `orrery version` and `orrery --version` print.
+std::string version_text();
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
