@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -54,6 +55,11 @@ inline CLI::Validator non_negative_integer() {
       [](const std::string& text) -> std::string {
         if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
           return "expected a non-negative integer, got \"" + text + "\"";
+        // Seeds and counts are 64-bit: a larger number is an error, not silently clamped.
+        const std::string max = "18446744073709551615";
+        const std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size()));
+        if (digits.size() > max.size() || (digits.size() == max.size() && digits > max))
+          return "out of range: \"" + text + "\" is larger than " + max;
         return "";
       },
       "");

@@ -33,5 +33,13 @@ TEST(MainCli, NoCommandIsAnErrorAfterTheHelp) {
   EXPECT_NE(r.output.find("orrery: error: a command is required"), std::string::npos);
 }
 
+TEST(MainCli, ASeedTooLargeForSixtyFourBitsIsAnErrorNotClamped) {
+  const RunResult r =
+      run_orrery("sim scenarios/oom.yaml --seed 99999999999999999999999 --out /nonexistent");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("--seed: out of range: \"99999999999999999999999\""), std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace orrery::testing
