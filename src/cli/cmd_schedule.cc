@@ -49,6 +49,13 @@ const fw::PluginRegistry& registry() {
 // Cluster state from a snapshot file; errors from building it (duplicates, unknown nodes) are
 // prefixed with the file name.
 ClusterState load_cluster(const std::string& path, K8sObjects objects) {
+  if (objects.nodes.empty()) {
+    // As for simulations: a cluster without nodes is an input mistake (an empty file, a dump of
+    // pods only), not a run whose pods all happen to be unschedulable.
+    throw InputError(path +
+                     ": the cluster has no nodes (expected Node objects, e.g. the output of "
+                     "`kubectl get nodes,pods -A -o yaml`)");
+  }
   try {
     return build_cluster(objects);
   } catch (const InputError& e) {

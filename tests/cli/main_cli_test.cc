@@ -41,5 +41,14 @@ TEST(MainCli, ASeedTooLargeForSixtyFourBitsIsAnErrorNotClamped) {
       << r.output;
 }
 
+TEST(MainCli, AnEmptySnapshotIsAnError) {
+  for (const char* cmd : {"schedule --cluster /dev/null",
+                          "score --cluster /dev/null --pod tests/data/schedule/pod.yaml"}) {
+    const RunResult r = run_orrery(cmd);
+    EXPECT_EQ(r.code, 1) << cmd;
+    EXPECT_NE(r.output.find("/dev/null: the cluster has no nodes"), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace orrery::testing
