@@ -73,4 +73,7 @@ struct SimRequest {
 };
 RunOutput run_request(const SimRequest& req);
 
+// The task model a request without one uses: task_constraint_model.json beside the configuration.
+std::string default_task_model(const std::string& cluster_config);
+
 }  // namespace orrery::federated
