@@ -1,6 +1,6 @@
 // The federated architectures next to the framework policies: the name table
-// (architectures.h), the catalog's kind_of and the data centre as a simulator scenario
-// (worker_scenario.h).
+// (architectures.h), the catalog's kind_of, the data centre as a simulator scenario
+// (worker_scenario.h) and the checks policies::TraceRunner makes before any run.
 #include "policies/federated/architectures.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include "fixtures.h"
 #include "policies/catalog.h"
 #include "policies/federated/worker_scenario.h"
+#include "policies/trace_runner.h"
 #include "scratch_dir.h"
 #include "sim/simulation.h"
 
@@ -101,6 +102,46 @@ TEST(WorkerScenario, OneNodePerWorkerWithItsMachineConstraints) {
     EXPECT_EQ(node.constraints, c.groups.worker_mask(w)) << node.name;
     EXPECT_EQ(node.allocatable[kPods], 1);
   }
+}
+
+// The InputError a TraceRunner raises for these inputs, "" when it accepts them.
+std::string runner_error(const policies::TraceSetup& setup,
+                         const std::vector<std::string>& profiles) {
+  try {
+    policies::TraceRunner runner(setup, profiles);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TraceRunner, ChecksEveryInputBeforeAnyRun) {
+  // A configuration without task_constraint_model.json beside it: enough for a policy (which
+  // draws no task constraints), an error naming the model file for an architecture.
+  orrery::testing::ScratchDir dir("trace-runner");
+  const std::string config =
+      dir.write("alone/pigeon_C.json", testing::pigeon_json({{"110", "011"}}, 1, 20, 2));
+  policies::TraceSetup setup;
+  setup.trace = dir.write("t.tr", "1 2 1 1 1\n");
+  setup.cluster_configs = {config};
+  EXPECT_EQ(runner_error(setup, {"kube-default"}), "");
+  EXPECT_NE(
+      runner_error(setup, {"kube-default", "pigeonc"}).find("alone/task_constraint_model.json"),
+      std::string::npos);
+  // Configurations of different workers.
+  setup.cluster_configs = {config, shared("megha_config_G1L1S9_C.json")};
+  EXPECT_NE(runner_error(setup, {"megha"}).find("pigeon_C.json (3 workers) and "),
+            std::string::npos);
+  // --duration would cut the policies' runs but not the architectures'.
+  setup.cluster_configs = {shared("pigeon_config_D1M1S9_C.json")};
+  setup.duration_us = 10 * sim::kSecond;
+  EXPECT_EQ(runner_error(setup, {"kube-default"}), "");
+  EXPECT_NE(runner_error(setup, {"kube-default", "pigeonc-minc"})
+                .find("--duration: \"pigeonc-minc\" runs until every job of the trace is done"),
+            std::string::npos);
+  // A bad trace is named before the configurations are read.
+  setup.trace = dir.write("bad.tr", "1 2 1 1\n");
+  EXPECT_NE(runner_error(setup, {"kube-default"}).find("bad.tr:1:"), std::string::npos);
 }
 
 }  // namespace
