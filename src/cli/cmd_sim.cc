@@ -7,7 +7,8 @@
 //   orrery compare SCENARIO.yaml --profiles a,b,c --out DIR      (DIR/<profile>/ + DIR/report.html)
 //   orrery compare --trace FILE.tr --cluster-config FILE_C.json[,FILE2_C.json]
 //                  --profiles kube-default,megha,pigeonc --out DIR
-//                  (policies and federated architectures on one trace, policies/trace_runner.h)
+//                  (policies and federated architectures on one trace,
+//                  policies/federated/trace_runner.h)
 //   orrery demo --out DIR                                         (the bundled scenario)
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +22,7 @@
 #include "core/sweep.h"
 #include "policies/catalog.h"
 #include "policies/federated/architectures.h"
-#include "policies/trace_runner.h"
+#include "policies/federated/trace_runner.h"
 #include "report/run_report.h"
 #include "sim/demo_scenario.h"
 #include "sim/simulation.h"
@@ -206,23 +207,24 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
       title);
 }
 
-// A comparison of policies and federated architectures on one trace (policies/trace_runner.h).
+// A comparison of policies and federated architectures on one trace
+// (policies/federated/trace_runner.h).
 int compare_trace(const std::string& trace, const std::vector<std::string>& configs,
                   const std::vector<std::string>& profiles, const RunFlags& f,
                   const std::string& out, int jobs) {
-  policies::TraceSetup setup;
+  federated::TraceSetup setup;
   setup.trace = trace;
   setup.cluster_configs = configs;
   setup.seed = f.seed;
   if (!f.duration.empty()) setup.duration_us = parse_duration_text(f.duration, "--duration");
   setup.wall_clock = !f.no_wall_clock;
-  const policies::TraceRunner runner(setup, profiles);
+  const federated::TraceRunner runner(setup, profiles);
   std::string title = "orrery compare: " + trace + " on ";
   for (size_t i = 0; i < configs.size(); ++i) title += (i ? ", " : "") + configs[i];
   return run_comparison(
       runner.profiles(),
       [&](size_t i, const std::string& dir) {
-        policies::TraceRun r = runner.run(i, dir);
+        federated::TraceRun r = runner.run(i, dir);
         if (!f.quiet)
           for (const std::string& w : r.warnings)
             std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());

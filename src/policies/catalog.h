@@ -8,7 +8,7 @@
 // Next to the policies are the federated architectures (megha, pigeonc and their variants,
 // policies/federated/architectures.h). They are not fw::Components on a ClusterBackend but have
 // their own actors and replay a trace on a cluster configuration; kind_of() tells a caller which
-// of the two a name is, and policies/trace_runner.h runs either on one trace.
+// of the two a name is, and policies/federated/trace_runner.h runs either on one trace.
 #pragma once
 
 #include <cstdint>

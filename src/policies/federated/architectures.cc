@@ -43,15 +43,9 @@ std::string config_kind(Arch arch) {
 }
 
 std::string sim_flags(const Architecture& a) {
-  return "--arch " + std::string(arch_name(a.arch)) +
+  return std::string(a.arch == Arch::kMegha ? "--arch megha" : "--arch pigeonc") +
          (a.pick == Pick::kMinConstraints ? " --match minc" : "") +
          (a.reference ? " --reference" : "");
-}
-
-void apply(const Architecture& a, RunOptions* o) {
-  o->pick = a.pick;
-  o->reference_cs = a.reference && a.arch == Arch::kPigeonC;
-  o->retry_rejected = !(a.reference && a.arch == Arch::kMegha);
 }
 
 }  // namespace orrery::federated

@@ -1,7 +1,9 @@
 // The federated architectures by name, as `orrery compare --trace` (and later `orrery serve`)
 // accept them next to the framework policies of policies/catalog.h. An architecture is not a
 // fw::Component on a ClusterBackend: it has its own actors and stale views and replays a trace on
-// a Megha or PigeonC cluster configuration (run.h).
+// a Megha or PigeonC cluster configuration (run.h; apply() there sets a run's options from a
+// name). This table is simulator-free (its own small library, orrery_architectures), so the
+// catalog can tell names apart without linking the simulator.
 //
 //   megha, megha-minc, megha-ref, megha-minc-ref          a Megha configuration
 //   pigeonc, pigeonc-minc, pigeonc-ref, pigeonc-minc-ref  a PigeonC configuration
@@ -16,7 +18,7 @@
 #include <string_view>
 
 #include "policies/federated/cluster_config.h"
-#include "policies/federated/run.h"
+#include "policies/federated/matcher.h"
 
 namespace orrery::federated {
 
@@ -39,9 +41,5 @@ std::string config_kind(Arch arch);
 
 // The `orrery sim` flags that run it: "--arch megha --match minc --reference".
 std::string sim_flags(const Architecture& a);
-
-// Sets what the name decides in `o`: matching, and the reference behaviour (Megha: rejected
-// tasks wait in the queue; PigeonC: the reference CS_i counting).
-void apply(const Architecture& a, RunOptions* o);
 
 }  // namespace orrery::federated

@@ -36,6 +36,12 @@ sim::Time auto_sample_interval(const Workload& w) {
 
 }  // namespace
 
+void apply(const Architecture& a, RunOptions* o) {
+  o->pick = a.pick;
+  o->reference_cs = a.reference && a.arch == Arch::kPigeonC;
+  o->retry_rejected = !(a.reference && a.arch == Arch::kMegha);
+}
+
 std::string profile_name(Arch arch, Pick pick) {
   return std::string(arch_name(arch)) + "_" + std::string(pick_name(pick));
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "policies/federated/architectures.h"
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/matcher.h"
 #include "policies/federated/sim_params.h"
@@ -49,6 +50,10 @@ struct RunOutput {
   std::vector<sim::Time> task_start;  // [task] when it started on a worker; -1: never
   uint64_t inconsistencies = 0;
 };
+
+// Sets what an architecture's name decides (architectures.h): matching, and the reference
+// behaviour (Megha: rejected tasks wait in the queue; PigeonC: the reference CS_i counting).
+void apply(const Architecture& a, RunOptions* o);
 
 // "megha_rand", "megha_min", "pigeonc_rand", "pigeonc_min".
 std::string profile_name(Arch arch, Pick pick);

@@ -1,6 +1,6 @@
 // The federated architectures next to the framework policies: the name table
 // (architectures.h), the catalog's kind_of, the data centre as a simulator scenario
-// (worker_scenario.h) and the checks policies::TraceRunner makes before any run.
+// (worker_scenario.h) and the checks TraceRunner makes before any run.
 #include "policies/federated/architectures.h"
 
 #include <gtest/gtest.h>
@@ -11,8 +11,9 @@
 #include "core/error.h"
 #include "fixtures.h"
 #include "policies/catalog.h"
+#include "policies/federated/run.h"
+#include "policies/federated/trace_runner.h"
 #include "policies/federated/worker_scenario.h"
-#include "policies/trace_runner.h"
 #include "scratch_dir.h"
 #include "sim/simulation.h"
 
@@ -105,10 +106,9 @@ TEST(WorkerScenario, OneNodePerWorkerWithItsMachineConstraints) {
 }
 
 // The InputError a TraceRunner raises for these inputs, "" when it accepts them.
-std::string runner_error(const policies::TraceSetup& setup,
-                         const std::vector<std::string>& profiles) {
+std::string runner_error(const TraceSetup& setup, const std::vector<std::string>& profiles) {
   try {
-    policies::TraceRunner runner(setup, profiles);
+    TraceRunner runner(setup, profiles);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -121,7 +121,7 @@ TEST(TraceRunner, ChecksEveryInputBeforeAnyRun) {
   orrery::testing::ScratchDir dir("trace-runner");
   const std::string config =
       dir.write("alone/pigeon_C.json", testing::pigeon_json({{"110", "011"}}, 1, 20, 2));
-  policies::TraceSetup setup;
+  TraceSetup setup;
   setup.trace = dir.write("t.tr", "1 2 1 1 1\n");
   setup.cluster_configs = {config};
   EXPECT_EQ(runner_error(setup, {"kube-default"}), "");

@@ -2,14 +2,15 @@
 // `orrery compare --trace FILE.tr --cluster-config FILE_C.json --profiles ...`:
 //
 //   framework policy  sim::Simulation replaying the trace on the configuration's workers
-//                     (federated/worker_scenario.h: one node and one pod slot per worker, its
-//                     machine constraints as orrery.io/constraints; tasks carry none)
-//   architecture      federated::run_request on the configuration of its kind (Megha or
-//                     PigeonC), task constraints drawn from task_constraint_model.json beside it
+//                     (worker_scenario.h: one node and one pod slot per worker, its machine
+//                     constraints as orrery.io/constraints; tasks carry none)
+//   architecture      run_request (run.h) on the configuration of its kind (Megha or PigeonC),
+//                     task constraints drawn from task_constraint_model.json beside it
 //
 // Every run writes DIR/summary.json (last), jobs.csv and timeseries.csv; policies also write
 // pods.csv. Summaries are labelled with the name as given ("megha", not "megha_rand"). With the
-// same seed, runs are byte-identical when wall_clock is false.
+// same seed, runs are byte-identical when wall_clock is false. It lives in this module, on the
+// simulator's side of the layering (docs/ARCHITECTURE.md), because it runs the simulator.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 #include "core/json.h"
 #include "framework/policy.h"
 
-namespace orrery::policies {
+namespace orrery::federated {
 
 struct TraceSetup {
   std::string trace;
@@ -60,4 +61,4 @@ class TraceRunner {
   std::string megha_config_, pigeon_config_;  // "" when not given
 };
 
-}  // namespace orrery::policies
+}  // namespace orrery::federated

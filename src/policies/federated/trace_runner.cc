@@ -1,4 +1,4 @@
-#include "policies/trace_runner.h"
+#include "policies/federated/trace_runner.h"
 
 #include <map>
 #include <memory>
@@ -8,15 +8,16 @@
 #include "core/error.h"
 #include "policies/catalog.h"
 #include "policies/federated/architectures.h"
+#include "policies/federated/run.h"
 #include "policies/federated/worker_scenario.h"
 #include "sim/simulation.h"
 
-namespace orrery::policies {
+namespace orrery::federated {
 
 namespace {
 
-using federated::Arch;
-using federated::ClusterConfig;
+using policies::kind_of;
+using policies::name_list;
 
 std::string kind_name(Arch a) {
   return a == Arch::kMegha ? "Megha" : "PigeonC";
@@ -44,23 +45,21 @@ bool same_workers(const ClusterConfig& a, const ClusterConfig& b) {
 // The workload a run of `c` draws with `seed`, built once so a bad task model (or one that does
 // not match the configuration) is reported before any run starts.
 void check_task_model(const std::string& trace, const ClusterConfig& c, uint64_t seed) {
-  const federated::TaskConstraintModel model =
-      federated::load_task_model(federated::default_task_model(c.source));
-  federated::make_workload(std::make_shared<const sim::Trace>(sim::read_trace(trace)), model, seed,
-                           c);
+  const TaskConstraintModel model = load_task_model(default_task_model(c.source));
+  make_workload(std::make_shared<const sim::Trace>(sim::read_trace(trace)), model, seed, c);
 }
 
 }  // namespace
 
 TraceRunner::TraceRunner(TraceSetup setup, std::vector<std::string> profiles)
-    : setup_(std::move(setup)), profiles_(std::move(profiles)), registry_(catalog()) {
+    : setup_(std::move(setup)), profiles_(std::move(profiles)), registry_(policies::catalog()) {
   check_names(profiles_);
   if (setup_.trace.empty()) throw InputError("--trace: expected a .tr file");
   sim::read_trace(setup_.trace);  // reports a bad trace before the configurations
   load_configs();
   std::set<Arch> checked;
   for (const std::string& p : profiles_) {
-    const federated::Architecture* a = federated::find_architecture(p);
+    const Architecture* a = find_architecture(p);
     if (!a) continue;
     if (setup_.duration_us > 0) {
       throw InputError("--duration: \"" + p +
@@ -70,13 +69,13 @@ TraceRunner::TraceRunner(TraceSetup setup, std::vector<std::string> profiles)
     const std::string& path = a->arch == Arch::kMegha ? megha_config_ : pigeon_config_;
     if (path.empty()) {
       const Arch other = a->arch == Arch::kMegha ? Arch::kPigeonC : Arch::kMegha;
-      throw InputError("--profiles: \"" + p + "\" needs a " + federated::config_kind(a->arch) +
+      throw InputError("--profiles: \"" + p + "\" needs a " + config_kind(a->arch) +
                        " cluster configuration, but --cluster-config gave only " +
                        setup_.cluster_configs.front() + ", a " + kind_name(other) +
                        " one (give one of each: --cluster-config A_C.json,B_C.json)");
     }
     if (checked.insert(a->arch).second)
-      check_task_model(setup_.trace, federated::load_cluster_config(path), setup_.seed.value_or(1));
+      check_task_model(setup_.trace, load_cluster_config(path), setup_.seed.value_or(1));
   }
 }
 
@@ -88,7 +87,7 @@ void TraceRunner::load_configs() {
   }
   std::optional<ClusterConfig> first;
   for (const std::string& path : setup_.cluster_configs) {
-    ClusterConfig c = federated::load_cluster_config(path);
+    ClusterConfig c = load_cluster_config(path);
     std::string& slot = c.arch == Arch::kMegha ? megha_config_ : pigeon_config_;
     if (!slot.empty()) {
       throw InputError("--cluster-config: " + slot + " and " + path + " are both " +
@@ -109,12 +108,12 @@ void TraceRunner::load_configs() {
 
 TraceRun TraceRunner::run(size_t i, const std::string& dir) const {
   const std::string& name = profiles_.at(i);
-  return federated::find_architecture(name) ? run_architecture(name, dir) : run_policy(name, dir);
+  return find_architecture(name) ? run_architecture(name, dir) : run_policy(name, dir);
 }
 
 TraceRun TraceRunner::run_policy(const std::string& name, const std::string& dir) const {
-  const ClusterConfig c = federated::load_cluster_config(setup_.cluster_configs.front());
-  const sim::Scenario sc = federated::worker_scenario(setup_.trace, c);
+  const ClusterConfig c = load_cluster_config(setup_.cluster_configs.front());
+  const sim::Scenario sc = worker_scenario(setup_.trace, c);
   sim::RunOptions opt;
   opt.policy = name;
   opt.seed = setup_.seed;
@@ -127,17 +126,17 @@ TraceRun TraceRunner::run_policy(const std::string& name, const std::string& dir
 }
 
 TraceRun TraceRunner::run_architecture(const std::string& name, const std::string& dir) const {
-  const federated::Architecture& a = *federated::find_architecture(name);
-  federated::SimRequest req;
+  const Architecture& a = *find_architecture(name);
+  SimRequest req;
   req.arch = a.arch;
   req.trace = setup_.trace;
   req.cluster_config = a.arch == Arch::kMegha ? megha_config_ : pigeon_config_;
   req.options.seed = setup_.seed.value_or(1);
   req.options.wall_clock = setup_.wall_clock;
-  federated::apply(a, &req.options);
-  federated::RunOutput r = federated::run_request(req);
+  apply(a, &req.options);
+  RunOutput r = run_request(req);
   r.summary["profile"] = name;
-  federated::write_run(r, dir);
+  write_run(r, dir);
   TraceRun out{std::move(r.summary), {}};
   const size_t dropped = out.summary["unsatisfiable"]["tasks"].get<size_t>();
   if (dropped > 0) {
@@ -150,4 +149,4 @@ TraceRun TraceRunner::run_architecture(const std::string& name, const std::strin
   return out;
 }
 
-}  // namespace orrery::policies
+}  // namespace orrery::federated
