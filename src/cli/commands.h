@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/json.h"
+
 namespace orrery::cli {
 
 struct Command {
@@ -47,6 +49,8 @@ bool federated_sim_requested(const FederatedSimFlags& flags);
 int run_federated_sim(const FederatedSimFlags& flags, const std::string& trace,
                       const std::string& out, std::optional<uint64_t> seed, bool no_wall_clock,
                       bool quiet);
+// The lines `orrery sim --arch` prints about a finished Megha/PigeonC run written to `dir`.
+void print_federated_summary(const Json& summary, const std::string& dir);
 
 // A validator for seeds and other counts: the text must be a non-negative integer (CLI11 would
 // otherwise wrap "-1" into an unsigned option silently).
