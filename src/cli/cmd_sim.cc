@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/suggest.h"
 #include "core/sweep.h"
 #include "policies/catalog.h"
 #include "policies/federated/architectures.h"
@@ -192,8 +193,8 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
   for (const std::string& p : profiles) {
     reject_architecture("--profiles", p);
     if (!reg.has(p)) {
-      throw InputError("--profiles: unknown policy \"" + p + "\"; known policies:\n" +
-                       policy_list());
+      throw InputError("--profiles: unknown policy \"" + p + "\"" + did_you_mean(p, reg.names()) +
+                       "; known policies:\n" + policy_list());
     }
   }
   load();  // validate the scenario once, before any run starts
@@ -301,8 +302,9 @@ void register_sim(CLI::App& root, CommandTable& table) {
                      if (so->out.empty()) throw InputError("--out DIR is required");
                      if (!so->profile.empty()) reject_architecture("--profile", so->profile);
                      if (!so->profile.empty() && !reg.has(so->profile)) {
-                       throw InputError("--profile: unknown policy \"" + so->profile +
-                                        "\"; known policies:\n" + policy_list());
+                       throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
+                                        did_you_mean(so->profile, reg.names()) +
+                                        "; known policies:\n" + policy_list());
                      }
                      clear_old_summary(so->out);
                      const sim::Scenario sc = so->trace.empty()

@@ -21,6 +21,12 @@ std::optional<Kind> kind_of(const std::string& name) {
   return std::nullopt;
 }
 
+std::vector<std::string> all_names() {
+  std::vector<std::string> out = catalog().names();
+  for (const federated::Architecture& a : federated::architectures()) out.emplace_back(a.name);
+  return out;
+}
+
 std::string name_list(bool with_architectures) {
   const fw::PolicyRegistry reg = catalog();
   std::string out;

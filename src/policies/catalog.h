@@ -33,5 +33,7 @@ std::optional<Kind> kind_of(const std::string& name);
 // "  name  description" lines, one per policy, then (with_architectures) a heading and one line
 // per architecture: the list for --list-profiles and for unknown-name errors.
 std::string name_list(bool with_architectures);
+// Every name kind_of() knows (policies, then architectures), for did-you-mean suggestions.
+std::vector<std::string> all_names();
 
 }  // namespace orrery::policies

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/suggest.h"
 #include "policies/catalog.h"
 #include "policies/federated/architectures.h"
 #include "policies/federated/run.h"
@@ -28,7 +29,8 @@ void check_names(const std::vector<std::string>& profiles) {
   std::set<std::string> seen;
   for (const std::string& p : profiles) {
     if (!kind_of(p)) {
-      throw InputError("--profiles: unknown profile \"" + p + "\"; known names:\n" +
+      throw InputError("--profiles: unknown profile \"" + p + "\"" +
+                       did_you_mean(p, policies::all_names()) + "; known names:\n" +
                        name_list(true));
     }
     if (!seen.insert(p).second) throw InputError("--profiles: \"" + p + "\" is given twice");
