@@ -333,26 +333,30 @@ bool Scheduler::bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node
     if (st.pod_alive(cycle.pod_id) && st.pod_node(cycle.pod_id) == node) st.unassign(cycle.pod_id);
     return false;
   }
+  // PreBind and later see the pod as it is now (a Mutate plugin may have given it a new spec).
+  const CycleContext now{cycle.state,  cycle.pod_id, cycle.pod,           *cycle.pod.spec,
+                         cycle.now_us, cycle.rng,    cycle.nominated_node};
   for (Plugin* p : prof.pre_bind) {
-    Status s = p->pre_bind(cycle, node);
+    Status s = p->pre_bind(now, node);
     if (!s.is_ok()) return fail(prof.reserve.size(), s);
   }
   bool bound = false;
   for (Plugin* p : prof.bind) {
-    Status s = p->bind(cycle, node, backend_);
+    Status s = p->bind(now, node, backend_);
     if (s.is_skip()) continue;
     if (!s.is_ok()) return fail(prof.reserve.size(), s);
     bound = true;
     break;
   }
   if (!bound) backend_.bind(cycle.pod_id, node);
-  for (Plugin* p : prof.post_bind) p->post_bind(cycle, node);
+  for (Plugin* p : prof.post_bind) p->post_bind(now, node);
   return true;
 }
 
 bool Scheduler::mutate(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why) {
-  // The cycle refers to the pod's current spec: keep it alive while the pod gets a new one.
-  const std::shared_ptr<const PodSpec> keep = backend_.state().pod(cycle.pod_id).spec;
+  // The cycle's context refers to the spec the pod had when the cycle started: keep it alive
+  // until the next mutation, as the pod gets a new one (the rest of the cycle may still read it).
+  mutated_from_ = backend_.state().pod(cycle.pod_id).spec;
   for (Plugin* p : prof.mutate) {
     std::optional<PodUpdate> u = p->mutate(cycle, node);
     if (!u) continue;

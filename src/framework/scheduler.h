@@ -146,6 +146,7 @@ class Scheduler : public EventListener {
   Reservations::Applied held_;
   std::unordered_map<uint64_t, std::string> gated_;  // serial → the PreEnqueue rejection
   uint64_t mutations_ = 0;
+  std::shared_ptr<const PodSpec> mutated_from_;  // see mutate()
   // Per profile: Rejection::plugin index of each filter plugin (parallel to Profile::filter).
   std::unordered_map<const Profile*, std::vector<uint16_t>> filter_index_;
   // Rank of each node's name among live nodes (deterministic tie-break), rebuilt on node changes.

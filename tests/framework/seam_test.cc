@@ -91,11 +91,27 @@ class HalveCpu : public Plugin {
   }
 };
 
-std::vector<std::unique_ptr<Profile>> halving_profiles() {
+// A PreBind plugin that records the cpu request of the spec its cycle shows.
+class SeeSpec : public Plugin {
+ public:
+  explicit SeeSpec(int64_t* seen) : seen_(seen) {}
+  std::string_view name() const override { return "SeeSpec"; }
+  uint32_t extension_points() const override { return kPreBind; }
+  Status pre_bind(const CycleContext& cycle, NodeId) override {
+    *seen_ = cycle.spec.request[kCpu];
+    return Status::ok();
+  }
+
+ private:
+  int64_t* seen_;
+};
+
+std::vector<std::unique_ptr<Profile>> halving_profiles(int64_t* prebind_saw = nullptr) {
   auto prof = std::make_unique<Profile>();
   prof->deterministic_ties = true;
   prof->add(std::make_unique<CpuFit>(), kFilter | kScore, 1);
   prof->add(std::make_unique<HalveCpu>(), kMutate);
+  if (prebind_saw) prof->add(std::make_unique<SeeSpec>(prebind_saw), kPreBind);
   std::vector<std::unique_ptr<Profile>> profiles;
   profiles.push_back(std::move(prof));
   return profiles;
@@ -106,12 +122,14 @@ TEST(Mutate, TheChangeIsMadeBeforeTheBindAndCountedOnTheNode) {
   const NodeId n0 = st.add_node(node("n0", 4000));
   const PodId id = st.add_pod(pod("p", 1000));
   SnapshotBackend be(std::move(st));
-  Scheduler s(be, halving_profiles());
+  int64_t prebind_saw = 0;
+  Scheduler s(be, halving_profiles(&prebind_saw));
   s.enqueue_pending();
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_TRUE(outs[0].scheduled);
   EXPECT_EQ(s.mutations(), 1u);
+  EXPECT_EQ(prebind_saw, 500) << "PreBind sees the mutated pod";
   EXPECT_EQ(be.state().pod(id).spec->request[kCpu], 500);
   EXPECT_EQ(be.state().pod(id).spec->annotations.get(std::string_view("example.com/mutated")),
             "yes");
