@@ -14,7 +14,12 @@ ReservationId Reservations::add(Reservation r) {
 void Reservations::remove(ReservationId id) {
   auto it = key_of_.find(id);
   if (it == key_of_.end()) return;
-  by_key_.erase(it->second);
+  auto r = by_key_.find(it->second);
+  if (r->second.kind == ReservationKind::kNomination) {
+    auto n = nomination_of_.find(r->second.holder);
+    if (n != nomination_of_.end() && n->second == id) nomination_of_.erase(n);
+  }
+  by_key_.erase(r);
   key_of_.erase(it);
   ++version_;
 }
@@ -45,9 +50,7 @@ NodeId Reservations::nominated_node(uint64_t serial) const {
 
 void Reservations::clear_nomination(uint64_t serial) {
   auto it = nomination_of_.find(serial);
-  if (it == nomination_of_.end()) return;
-  remove(it->second);
-  nomination_of_.erase(it);
+  if (it != nomination_of_.end()) remove(it->second);
 }
 
 void Reservations::clear_nominations_below(NodeId node, int32_t below) {
@@ -60,7 +63,6 @@ void Reservations::clear_nominations_below(NodeId node, int32_t below) {
 }
 
 void Reservations::forget_pod(uint64_t serial) {
-  clear_nomination(serial);
   std::vector<ReservationId> drop;
   for (auto it = by_key_.lower_bound({serial, 0}); it != by_key_.end() && it->first.first == serial;
        ++it)
@@ -69,17 +71,10 @@ void Reservations::forget_pod(uint64_t serial) {
 }
 
 void Reservations::forget_node(NodeId node) {
-  std::vector<std::pair<uint64_t, ReservationId>> drop;
+  std::vector<ReservationId> drop;
   for (const auto& [key, r] : by_key_)
-    if (r.node == node)
-      drop.push_back({r.kind == ReservationKind::kNomination ? r.holder : 0, key.second});
-  for (const auto& [serial, id] : drop) {
-    if (serial != 0) {
-      clear_nomination(serial);
-    } else {
-      remove(id);
-    }
-  }
+    if (r.node == node) drop.push_back(key.second);
+  for (ReservationId id : drop) remove(id);
 }
 
 void Reservations::apply(ClusterState& st, uint64_t serial, int32_t priority, NodeId only_node,
