@@ -6,6 +6,7 @@
 #include <map>
 
 #include "plugins/helper/args.h"
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 
 namespace orrery::plugins {
@@ -242,6 +243,29 @@ void DefaultPreemption::on_event(const fw::ClusterEvent& event) {
   if (event.kind == fw::EventKind::kPodDeleted || event.kind == fw::EventKind::kPodFinished) {
     terminating_.erase(event.pod_serial);
   }
+}
+
+// Preemption finds no candidate while no node has lower-priority pods whose removal makes the
+// pod fit (or, for a nominated pod, while a victim is still terminating). That changes when a pod
+// is released (resources, terminating victims), a lower-priority pod is assigned (a new victim),
+// a node appears or changes, or a nomination the what-if honours is cleared. What-if verdicts of
+// the filters themselves are covered by their own hints (the scheduler records every filter the
+// pod ran when preemption failed).
+fw::QueueingHint DefaultPreemption::queueing_hint(const fw::QueueEvent& event,
+                                                  const PodSpec& waiting) const {
+  switch (event.kind) {
+    case fw::QueueEvent::kPodReleased:
+    case fw::QueueEvent::kNodeAdded:
+    case fw::QueueEvent::kNodeUpdated:
+    case fw::QueueEvent::kAll: return fw::QueueingHint::kQueue;
+    case fw::QueueEvent::kPodAssigned: return queue_if(event.priority < waiting.priority);
+    case fw::QueueEvent::kNominationCleared: return queue_if(nomination_may_help(event, waiting));
+    default: return fw::QueueingHint::kSkip;
+  }
+}
+
+uint64_t DefaultPreemption::class_salt(const ClusterState&, PodId) const {
+  return 0;  // the spec (priority, preemption policy); nominations have their own classes
 }
 
 }  // namespace orrery::plugins
