@@ -98,6 +98,9 @@ void SchedulerDriver::wake_at(Time t) {
 void SchedulerDriver::on_event(const fw::ClusterEvent& e) {
   switch (e.kind) {
     case fw::EventKind::kPodBound:
+      // Ours: nothing changed. Another scheduler's: the queue's hints may have queued pods.
+      if (scheduler_->has_ready_pod()) wake_at(std::max(loop_.now(), busy_until_));
+      return;
     case fw::EventKind::kPodRunning: return;
     case fw::EventKind::kPodAdded:
       if (watch_unenforced_constraints_ && sim_.state().pod(e.pod).spec->constraints != 0) {
@@ -125,6 +128,7 @@ void SchedulerDriver::run() {
     return;
   }
   while (auto o = scheduler_->schedule_next()) {
+    if (!o->counted) continue;  // a failed requeue-all probe: no decision, no time
     stats_.decision(o->scheduled, o->wall_ns);
     Time d = latency_.base.is_zero() ? 0 : latency_.base.sample_time(latency_rng_);
     d += latency_.per_node * o->evaluated_nodes;
