@@ -19,15 +19,22 @@ PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register
     for (const std::string& w : warnings) ctx.stats.warn(w);
     DecisionLatency latency;
     bool deterministic = false;
+    fw::QueueMode queue_mode = fw::QueueMode::kHints;
     if (ctx.args.defined()) {
       ctx.args.expect_map();
       for (const std::string& k : ctx.args.keys()) {
-        if (k != "decision_latency" && k != "deterministic") {
-          ctx.args.child(k).fail("unknown field (expected decision_latency, deterministic)");
+        if (k != "decision_latency" && k != "deterministic" && k != "queue") {
+          ctx.args.child(k).fail("unknown field (expected decision_latency, deterministic, queue)");
         }
       }
       latency = parse_decision_latency(ctx.args.child("decision_latency"));
       deterministic = ctx.args.bool_or("deterministic", false);
+      const std::string mode = ctx.args.str_or("queue", "hints");
+      if (mode == "requeue-all") {
+        queue_mode = fw::QueueMode::kRequeueAll;
+      } else if (mode != "hints") {
+        ctx.args.child("queue").fail("expected hints or requeue-all, got \"" + mode + "\"");
+      }
     }
     if (deterministic)
       for (auto& p : profiles) p->deterministic_ties = true;
@@ -35,6 +42,7 @@ PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register
     options.seed = ctx.seed;
     options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
     options.queue = fw::queue_options(config);
+    options.queue.mode = queue_mode;
     return std::make_unique<SchedulerDriver>(ctx, std::move(profiles), options, latency);
   };
 }
