@@ -23,6 +23,14 @@ bool more_important(const ClusterState& st, PodId a, PodId b) {
   return st.pod_serial(a) < st.pod_serial(b);
 }
 
+constexpr const char* kNoVictims = "No preemption victims found for incoming pod";
+
+bool has_lower_priority_pod(const ClusterState& st, NodeId node, int32_t priority) {
+  for (PodId p : st.pods_on(node))
+    if (st.pod(p).spec->priority < priority) return true;
+  return false;
+}
+
 struct Candidate {
   NodeId node;
   std::vector<PodId> victims;  // most important first
@@ -126,7 +134,7 @@ bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
   for (PodId p : st.pods_on(node))
     if (st.pod(p).spec->priority < cycle.spec.priority) potential.push_back(p);
   if (potential.empty()) {
-    *reasons = {"No preemption victims found for incoming pod"};
+    *reasons = {kNoVictims};
     return false;
   }
   for (PodId v : potential) {
@@ -192,7 +200,16 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
   std::vector<NodeId> potential;
   for (const fw::Rejection& r : rejections.items())
     if (!r.unresolvable) potential.push_back(r.node);
-  std::sort(potential.begin(), potential.end());
+  // Filters reject nodes in the order of a rotation over the ascending node list, so this is
+  // usually an ascending run rotated: put it in order without a full sort.
+  auto run_end = std::is_sorted_until(potential.begin(), potential.end());
+  if (run_end != potential.end()) {
+    if (std::is_sorted(run_end, potential.end()) && potential.back() < potential.front()) {
+      std::rotate(potential.begin(), run_end, potential.end());
+    } else {
+      std::sort(potential.begin(), potential.end());
+    }
+  }
   potential.erase(std::unique(potential.begin(), potential.end()), potential.end());
 
   const size_t all_nodes = st.node_count();
@@ -204,8 +221,14 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
     const size_t wanted = num_candidates(potential.size());
     std::vector<PodId> victims;
     std::vector<std::string> reasons;
+    int no_victims = 0;  // nodes without lower-priority pods (the common case under overload)
     for (size_t i = 0; i < potential.size(); ++i) {
       const NodeId node = potential[(offset + i) % potential.size()];
+      if (!has_lower_priority_pod(st, node, cycle.spec.priority)) {
+        ++statuses;  // what select_victims_on_node says, without its what-if
+        ++no_victims;
+        continue;
+      }
       if (select_victims_on_node(cycle, handle, node, &victims, &reasons)) {
         candidates.push_back({node, victims});
         if (candidates.size() >= wanted) break;
@@ -214,6 +237,7 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
         for (const std::string& r : reasons) reason_counts[r]++;
       }
     }
+    if (no_victims > 0) reason_counts[kNoVictims] += no_victims;
   }
   if (candidates.empty()) {
     result.clear_nomination = true;
