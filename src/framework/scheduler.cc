@@ -145,7 +145,11 @@ PodClassKey Scheduler::class_key(PodId id, uint64_t serial) const {
   if (!prof) return PodClassKey::unique(serial);
   PodClassKey k;
   k.spec = pod.spec.get();
-  k.ns = intern(pod.ns);
+  if (pod.ns != ns_cache_) {
+    ns_cache_ = pod.ns;
+    ns_cache_id_ = intern(pod.ns);
+  }
+  k.ns = ns_cache_id_;
   if (nominations_.count(serial)) k.nominated = serial;
   ClassPlugins& cp = class_plugins_[prof];
   const size_t count = prof->pre_filter.size() + prof->filter.size() + prof->post_filter.size();
@@ -572,7 +576,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     diag.num_all_nodes = st.node_count();
     for (const Rejection& r : rejections_.items()) mask |= plugin_bit(r.plugin);
     if (pre_status.is_ok()) {
-      describe(*prof, rejections_, &diag);
+      if (options_.failure_messages) describe(*prof, rejections_, &diag);
       if (only && only->size() < st.node_count()) {
         // Nodes excluded by a PreFilter result.
         std::sort(narrowed_by.begin(), narrowed_by.end());
@@ -611,7 +615,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
       }
     }
     if (qp.probe && out.nominated_node == kNoNode) return probe_failed();
-    out.message = diag.message();
+    if (options_.failure_messages) out.message = diag.message();
     qp.nominated_node = out.nominated_node;
     if (out.nominated_node != kNoNode) {
       // Lower-priority pods nominated to the same node may no longer fit there: drop their

@@ -28,6 +28,9 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   int percentage_of_nodes_to_score = 0;  // global default for profiles that leave it at -1
   QueueOptions queue;
+  // Explain failed attempts in ScheduleOutcome::message (kube-scheduler's "0/N nodes are
+  // available: ..."). Off where nobody reads them (the simulator), which makes failures cheaper.
+  bool failure_messages = true;
 };
 
 // The result of one scheduling attempt.
@@ -152,6 +155,8 @@ class Scheduler : public EventListener {
     std::vector<std::pair<uint16_t, const Plugin*>> plugins;
   };
   mutable std::unordered_map<const Profile*, ClassPlugins> class_plugins_;
+  mutable std::string ns_cache_;  // the last namespace class_key interned, and its id
+  mutable StrId ns_cache_id_ = kNoStr;
 
   // Reused buffers (no allocation in the steady state).
   std::vector<NodeId> feasible_;

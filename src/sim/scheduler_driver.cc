@@ -75,6 +75,7 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx,
     });
     if (!enforces) watch_unenforced_constraints_ = true;
   }
+  options.failure_messages = false;  // nothing in a simulation reads them
   scheduler_ = std::make_unique<fw::Scheduler>(*actions_, std::move(profiles), options);
   sim_.add_listener(this);  // after the scheduler, so its queue is current when we look
 }
