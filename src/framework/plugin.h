@@ -76,6 +76,9 @@ struct PostFilterResult {
   // The pod's earlier nomination no longer holds (upstream: a result with an empty nominated node
   // name, e.g. when preemption found no candidate).
   bool clear_nomination = false;
+  // A failure that only the filters' verdicts can change (e.g. no node where removing pods could
+  // help): the queue's hints then need not wake the pod for this plugin.
+  bool filters_decide = false;
 };
 
 class Plugin {

@@ -591,9 +591,13 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     // PostFilter (preemption), unless a PreFilter said no node can ever fit (upstream skips it).
     if (pre_status.code != Code::kUnschedulableAndUnresolvable) {
       Handle handle(*this, *prof);
+      bool what_if = false;  // some PostFilter's verdict depends on more than the filters'
       for (Plugin* p : prof->post_filter) {
-        mask |= plugin_bit(prof->index_of(p));
         PostFilterResult r = p->post_filter(cycle, handle, rejections_);
+        if (!r.filters_decide) {
+          mask |= plugin_bit(prof->index_of(p));
+          what_if = true;
+        }
         if (!r.message.empty()) diag.post_filter_message = r.message;
         if (r.clear_nomination && !qp.probe) drop_nomination(qp.serial);
         if (r.status.is_ok() && r.nominated_node != kNoNode) {
@@ -603,7 +607,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
         }
       }
       // Preemption's what-if runs every filter the pod did not skip: any of them may change it.
-      if (!prof->post_filter.empty()) {
+      if (what_if) {
         for (const auto* list : {&prof->pre_filter, &prof->filter}) {
           for (Plugin* p : *list) {
             if (std::find(skipped_filters_.begin(), skipped_filters_.end(), p) ==

@@ -181,7 +181,10 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
     return result;
   };
   // 1) Is the pod eligible to preempt?
-  if (cycle.spec.preempt_never) return fail("not eligible due to preemptionPolicy=Never.");
+  if (cycle.spec.preempt_never) {
+    result.filters_decide = true;
+    return fail("not eligible due to preemptionPolicy=Never.");
+  }
   if (cycle.nominated_node != kNoNode) {
     bool nominated_unresolvable = false;
     for (const fw::Rejection& r : rejections.items())
@@ -241,6 +244,8 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
   }
   if (candidates.empty()) {
     result.clear_nomination = true;
+    // With no node where removing pods may help, only the filters' verdicts can change that.
+    result.filters_decide = potential.empty();
     if (all_nodes > statuses) {
       reason_counts["Preemption is not helpful for scheduling"] +=
           static_cast<int>(all_nodes - statuses);
