@@ -250,12 +250,34 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// --queue-mode: sets the `queue` argument of the policy under test (scheduler slot 0, after
+// --profile), as `args: {queue: MODE}` in the scenario would.
+void set_queue_mode(sim::Scenario& sc, const std::string& profile, const std::string& mode) {
+  if (mode != "hints" && mode != "requeue-all") {
+    throw InputError("--queue-mode: expected hints or requeue-all, got \"" + mode + "\"");
+  }
+  const std::string policy = profile.empty() ? sc.schedulers.at(0).policy : profile;
+  sim::SchedulerDef def = sc.settings_for(0, policy);
+  YAML::Node args(YAML::NodeType::Map);
+  if (def.args.defined()) {
+    def.args.expect_map();
+    for (const auto& kv : def.args.node) args[kv.first] = kv.second;
+  }
+  args["queue"] = mode;
+  def.args = yaml::Ctx{def.args.file.empty() ? "--queue-mode" : def.args.file, args, "args"};
+  if (sc.schedulers[0].policy == policy) {
+    sc.schedulers[0] = def;
+  } else {
+    sc.policy_settings[policy] = def;
+  }
+}
+
 }  // namespace
 
 void register_sim(CLI::App& root, CommandTable& table) {
   // ---- orrery sim ----
   struct SimOptions {
-    std::string scenario, trace, profile, out;
+    std::string scenario, trace, profile, out, queue_mode;
     int workers = 0;
     bool list = false;
     RunFlags flags;
@@ -271,6 +293,9 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->add_option("--out,-o", so->out, "Output directory");
   sim_app->add_flag("--list-profiles", so->list,
                     "List the scheduling policies and federated architectures and exit");
+  sim_app->add_option("--queue-mode", so->queue_mode,
+                      "Framework policies: hints (default) or requeue-all, the debug oracle that "
+                      "retries every waiting pod on every event (docs/simulator.md)");
   add_run_flags(sim_app, &so->flags);
   add_federated_sim_options(sim_app, &so->federated);
   sim_app->footer(
@@ -283,11 +308,12 @@ void register_sim(CLI::App& root, CommandTable& table) {
                        return 0;
                      }
                      if (federated_sim_requested(so->federated)) {
-                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty()) {
+                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
+                           !so->queue_mode.empty()) {
                          throw InputError(
                              "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
-                             "configuration sets the workers): drop the scenario, --workers and "
-                             "--profile");
+                             "configuration sets the workers): drop the scenario, --workers, "
+                             "--profile and --queue-mode");
                        }
                        if (!so->out.empty()) clear_old_summary(so->out);
                        return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
@@ -307,9 +333,10 @@ void register_sim(CLI::App& root, CommandTable& table) {
                                         "; known policies:\n" + policy_list());
                      }
                      clear_old_summary(so->out);
-                     const sim::Scenario sc = so->trace.empty()
-                                                  ? sim::load_scenario(so->scenario)
-                                                  : sim::trace_scenario(so->trace, so->workers);
+                     sim::Scenario sc = so->trace.empty()
+                                            ? sim::load_scenario(so->scenario)
+                                            : sim::trace_scenario(so->trace, so->workers);
+                     if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
                      const Json s =
                          run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
                      if (!so->flags.quiet) print_summary(s, so->out);

@@ -1,5 +1,7 @@
 #include "framework/reservations.h"
 
+#include <algorithm>
+
 namespace orrery::fw {
 
 ReservationId Reservations::add(Reservation r) {
@@ -15,13 +17,16 @@ void Reservations::remove(ReservationId id) {
   auto it = key_of_.find(id);
   if (it == key_of_.end()) return;
   auto r = by_key_.find(it->second);
-  if (r->second.kind == ReservationKind::kNomination) {
-    auto n = nomination_of_.find(r->second.holder);
+  const Reservation gone = std::move(r->second);
+  if (gone.kind == ReservationKind::kNomination) {
+    auto n = nomination_of_.find(gone.holder);
     if (n != nomination_of_.end() && n->second == id) nomination_of_.erase(n);
   }
   by_key_.erase(r);
   key_of_.erase(it);
   ++version_;
+  if (gone.kind != ReservationKind::kNomination)
+    for (Listener* l : std::vector<Listener*>(listeners_)) l->on_released(gone);
 }
 
 void Reservations::remove_owned(ReservationKind kind, uint64_t owner) {
@@ -53,13 +58,22 @@ void Reservations::clear_nomination(uint64_t serial) {
   if (it != nomination_of_.end()) remove(it->second);
 }
 
-void Reservations::clear_nominations_below(NodeId node, int32_t below) {
-  std::vector<uint64_t> drop;
-  for (const auto& [serial, id] : nomination_of_) {
+const Reservation* Reservations::nomination(uint64_t serial) const {
+  auto it = nomination_of_.find(serial);
+  return it == nomination_of_.end() ? nullptr : &by_key_.at(key_of_.at(it->second));
+}
+
+std::vector<uint64_t> Reservations::nominations_on(NodeId node, int32_t below) const {
+  std::vector<uint64_t> out;
+  for (const auto& [serial, id] : nomination_of_) {  // std::map: ascending serials
     const Reservation& r = by_key_.at(key_of_.at(id));
-    if (r.node == node && r.priority < below) drop.push_back(serial);
+    if (r.node == node && r.priority < below) out.push_back(serial);
   }
-  for (uint64_t s : drop) clear_nomination(s);
+  return out;
+}
+
+void Reservations::remove_listener(Listener* l) {
+  listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), l), listeners_.end());
 }
 
 void Reservations::forget_pod(uint64_t serial) {

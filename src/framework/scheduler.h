@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/rng.h"
@@ -28,6 +29,9 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   int percentage_of_nodes_to_score = 0;  // global default for profiles that leave it at -1
   QueueOptions queue;
+  // Explain failed attempts in ScheduleOutcome::message (kube-scheduler's "0/N nodes are
+  // available: ..."). Off where nobody reads them (the simulator), which makes failures cheaper.
+  bool failure_messages = true;
 };
 
 // The result of one scheduling attempt.
@@ -42,6 +46,9 @@ struct ScheduleOutcome {
   int evaluated_nodes = 0;
   int feasible_nodes = 0;
   int64_t wall_ns = 0;  // time spent in the cycle
+  // False for a requeue-all probe that failed (framework/queue.h): the attempt had no effect and
+  // is not a decision (no stats, no simulated latency, no message).
+  bool counted = true;
 };
 
 // Per-node detail of one pod's evaluation (`orrery score`).
@@ -55,7 +62,7 @@ struct NodeEvaluation {
   int64_t total = 0;  // Σ weight × score
 };
 
-class Scheduler : public EventListener {
+class Scheduler : public EventListener, private Reservations::Listener {
  public:
   // `reservations`: the runtime's shared registry (nominations are kept there, and plan and
   // capacity reservations of others are respected); null: a private one.
@@ -94,6 +101,17 @@ class Scheduler : public EventListener {
   ClusterBackend& backend() { return backend_; }
 
   void on_event(const ClusterEvent& e) override;
+  void on_released(const Reservation& r) override;
+
+  // The equivalence class of a pending pod (framework/queueing_hint.h).
+  PodClassKey class_key(PodId pod, uint64_t serial) const;
+  // Whether `event` may help a pod of class `key` whose last counted failure recorded `mask`:
+  // some plugin the mask names (bit i: the profile's plugin i) answers kQueue.
+  bool hint(const PodClassKey& key, uint64_t mask, const QueueEvent& event) const;
+  // Rejection-mask bits that name no plugin: the failure had no nodes to try (only a new node
+  // helps), or any event may help (e.g. a failure after a node was chosen).
+  static constexpr uint64_t kMaskNoNodes = uint64_t{1} << 62;
+  static constexpr uint64_t kMaskAny = uint64_t{1} << 63;
 
  private:
   class Handle;
@@ -131,9 +149,23 @@ class Scheduler : public EventListener {
   SchedulingQueue queue_;
   Rng rng_;
   size_t next_start_node_index_ = 0;
+  // Drops a pod's nomination (in the shared reservations): the pod (if queued) changes class,
+  // and waiting pods are told.
+  void drop_nomination(uint64_t serial);
   // Bound, waiting for kPodBound (few at a time; a vector reuses its memory).
   std::vector<QueuedPod> in_flight_;
-  void forget_in_flight(uint64_t serial);
+  bool forget_in_flight(uint64_t serial);  // whether it was in flight
+  // Pods that finished and are not deleted yet: their deletion frees nothing.
+  std::unordered_set<uint64_t> finished_;
+  void queue_event(QueueEvent::Kind kind, NodeId node, PodId pod, int32_t priority, int64_t now_us);
+  // Per profile: (index, plugin) of its PreFilter, Filter and PostFilter plugins (class salts).
+  struct ClassPlugins {
+    size_t count = ~size_t{0};  // pre_filter + filter + post_filter sizes when built
+    std::vector<std::pair<uint16_t, const Plugin*>> plugins;
+  };
+  mutable std::unordered_map<const Profile*, ClassPlugins> class_plugins_;
+  mutable std::string ns_cache_;  // the last namespace class_key interned, and its id
+  mutable StrId ns_cache_id_ = kNoStr;
 
   // Reused buffers (no allocation in the steady state).
   std::vector<NodeId> feasible_;

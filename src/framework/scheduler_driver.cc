@@ -69,6 +69,7 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr
       latency_(latency),
       latency_rng_(Rng::derive(ctx.seed, "decision-latency/" + ctx.name)),
       actions_(std::make_unique<Actions>(ctx.runtime.backend)) {
+  options.failure_messages = false;  // nothing reads them: outcomes are only counted
   scheduler_ =
       std::make_unique<Scheduler>(*actions_, std::move(profiles), options, &rt_.reservations);
   rt_.backend.add_listener(this);  // after the scheduler, so its queue is current when we look
@@ -95,6 +96,9 @@ void SchedulerDriver::wake_at(Time t) {
 void SchedulerDriver::on_event(const ClusterEvent& e) {
   switch (e.kind) {
     case EventKind::kPodBound:
+      // Ours: nothing changed. Another scheduler's: the queue's hints may have queued pods.
+      if (scheduler_->has_ready_pod()) wake_at(std::max(rt_.clock.now_us(), busy_until_));
+      return;
     case EventKind::kPodRunning:
     case EventKind::kPodTerminating:
     case EventKind::kPodDeleteFailed: return;
@@ -128,6 +132,7 @@ void SchedulerDriver::run() {
     return;
   }
   while (auto o = scheduler_->schedule_next()) {
+    if (!o->counted) continue;  // a failed requeue-all probe: no decision, no time
     stats_.decision(o->scheduled, o->wall_ns);
     Time d = latency_.base.is_zero() ? 0 : latency_.base.sample_time(latency_rng_);
     d += latency_.per_node * o->evaluated_nodes;

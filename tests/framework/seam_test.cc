@@ -36,7 +36,6 @@ TEST(PreEnqueue, SchedulingGatesKeepAPodOutOfTheQueueUntilAnUpdateRemovesThem) {
   const PodId id = st.add_pod(gated);
   SnapshotBackend be(std::move(st));
   Scheduler s(be, default_profiles());
-  be.add_listener(&s);
   s.enqueue_pending();
   EXPECT_TRUE(s.run_until_idle().empty()) << "a gated pod is never attempted";
   const uint64_t serial = be.state().pod_serial(id);
@@ -58,7 +57,6 @@ TEST(PreEnqueue, SchedulingGatesKeepAPodOutOfTheQueueUntilAnUpdateRemovesThem) {
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_TRUE(outs[0].scheduled);
-  be.remove_listener(&s);
 }
 
 TEST(PreEnqueue, TheGatesAreReadFromTheManifest) {
@@ -173,7 +171,6 @@ TEST(Reservations, RoomHeldForAPlanIsNotTakenByTheScheduler) {
   const ReservationId held = shared.add(r);
 
   Scheduler s(be, default_profiles(), {}, &shared);
-  be.add_listener(&s);
   be.create_pod(pod("greedy", 1500));  // LeastAllocated would pick n0 (4 cores) without the hold
   auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
@@ -186,7 +183,6 @@ TEST(Reservations, RoomHeldForAPlanIsNotTakenByTheScheduler) {
   outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(outs[0].node, n0);
-  be.remove_listener(&s);
 }
 
 TEST(Reservations, NominationsBlockOnlyPodsOfLowerOrEqualPriority) {

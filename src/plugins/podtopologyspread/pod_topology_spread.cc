@@ -7,6 +7,7 @@
 #include "core/k8s_objects.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/fast_div.h"
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 #include "plugins/helper/node_affinity.h"
 
@@ -482,6 +483,36 @@ void PodTopologySpread::normalize(const fw::CycleContext&, std::span<const NodeI
       scores[j] = last;
     }
   }
+}
+
+// Any pod counted or uncounted anywhere may change a domain's count or the minimum, and any node
+// change the domains (a removed node may take the minimum with it).
+fw::QueueingHint PodTopologySpread::queueing_hint(const fw::QueueEvent& event,
+                                                  const PodSpec& waiting) const {
+  switch (event.kind) {
+    case fw::QueueEvent::kPodAssigned:
+    case fw::QueueEvent::kPodReleased:
+    case fw::QueueEvent::kNodeAdded:
+    case fw::QueueEvent::kNodeUpdated:
+    case fw::QueueEvent::kNodeRemoved:
+    case fw::QueueEvent::kAll: return fw::QueueingHint::kQueue;
+    case fw::QueueEvent::kNominationCleared: return queue_if(nomination_may_help(event, waiting));
+    case fw::QueueEvent::kOther: return fw::QueueingHint::kSkip;
+  }
+  return fw::QueueingHint::kQueue;
+}
+
+// Hard default constraints select the pod's controller group: pods of one spec in different
+// groups count different pods.
+uint64_t PodTopologySpread::class_salt(const ClusterState& state, PodId pod) const {
+  const Pod& p = state.pod(pod);
+  if (!p.spec->topology_spread.empty() || !spreads_by_owner(p)) return 0;
+  for (const TopologySpreadConstraint& t : defaults_) {
+    if (t.when_unsatisfiable == SpreadWhenUnsatisfiable::kDoNotSchedule) {
+      return uint64_t{state.pod_group(pod)} + 1;
+    }
+  }
+  return 0;
 }
 
 }  // namespace orrery::plugins
