@@ -49,6 +49,9 @@ const fw::PluginRegistry& registry() {
 // Cluster state from a snapshot file; errors from building it (duplicates, unknown nodes) are
 // prefixed with the file name.
 ClusterState load_cluster(const std::string& path, K8sObjects objects) {
+  for (const std::string& w : k8s_warnings(objects)) {
+    std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+  }
   try {
     return build_cluster(objects);
   } catch (const InputError& e) {
