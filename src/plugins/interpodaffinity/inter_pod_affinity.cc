@@ -15,6 +15,44 @@ const LabelSet& no_labels() {
   return kEmpty;
 }
 
+// The value of `key` in labels sorted by key, or nullptr.
+const StrId* find_label(const std::pair<StrId, StrId>* begin, const std::pair<StrId, StrId>* end,
+                        StrId key) {
+  const auto* it = std::lower_bound(
+      begin, end, key, [](const std::pair<StrId, StrId>& kv, StrId k) { return kv.first < k; });
+  return it != end && it->first == key ? &it->second : nullptr;
+}
+
+// LabelSelector::matches on a flat label array (label selectors hold In, NotIn, Exists and
+// DoesNotExist only: the loader rejects Gt and Lt there).
+bool selector_matches(const LabelSelector& s, const std::pair<StrId, StrId>* begin,
+                      const std::pair<StrId, StrId>* end) {
+  for (const auto& [k, v] : s.match_labels.items()) {
+    const StrId* got = find_label(begin, end, k);
+    if (!got || *got != v) return false;
+  }
+  for (const NodeSelectorRequirement& r : s.match_expressions) {
+    const StrId* got = find_label(begin, end, r.key);
+    const bool in = got && std::find(r.values.begin(), r.values.end(), *got) != r.values.end();
+    switch (r.op) {
+      case SelectorOp::kIn:
+        if (!in) return false;
+        break;
+      case SelectorOp::kNotIn:
+        if (in) return false;
+        break;
+      case SelectorOp::kExists:
+        if (!got) return false;
+        break;
+      case SelectorOp::kDoesNotExist:
+        if (got) return false;
+        break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 bool contains(const std::vector<std::string_view>& sorted, std::string_view s) {
   if (sorted.size() <= 4) {
     for (std::string_view n : sorted)
@@ -138,6 +176,7 @@ void InterPodAffinity::compile(const fw::CycleContext& cycle, const PodAffinityT
     std::sort(t.namespaces.begin(), t.namespaces.end());
     t.namespaces.erase(std::unique(t.namespaces.begin(), t.namespaces.end()), t.namespaces.end());
   }
+  for (std::string_view n : t.namespaces) t.namespace_ids.push_back(intern(n));
   out->push_back(std::move(t));
 }
 
@@ -145,6 +184,33 @@ bool InterPodAffinity::matches(const Term& t, const Pod& other) {
   if (!t.selector) return false;
   if (!t.all_namespaces && !contains(t.namespaces, other.ns)) return false;
   return t.selector->matches(other.spec->labels);
+}
+
+bool InterPodAffinity::matches(const Term& t, const NodePods& np, const MirroredPod& p) {
+  if (!t.selector) return false;
+  if (!t.all_namespaces &&
+      std::find(t.namespace_ids.begin(), t.namespace_ids.end(), p.ns) == t.namespace_ids.end()) {
+    return false;
+  }
+  return selector_matches(*t.selector, np.labels.data() + p.begin, np.labels.data() + p.end);
+}
+
+void InterPodAffinity::sync_mirror(const ClusterState& st) {
+  if (mirror_.size() < st.node_slots()) mirror_.resize(st.node_slots());
+  const uint64_t* versions = st.node_versions();
+  for (NodeId n : st.nodes()) {
+    NodePods& np = mirror_[n];
+    if (np.version == versions[n]) continue;
+    np.version = versions[n];
+    np.pods.clear();
+    np.labels.clear();
+    for (PodId q : st.pods_on(n)) {
+      const Pod& e = st.pod(q);
+      const auto begin = static_cast<uint32_t>(np.labels.size());
+      for (const auto& kv : e.spec->labels.items()) np.labels.push_back(kv);
+      np.pods.push_back({intern(e.ns), begin, static_cast<uint32_t>(np.labels.size())});
+    }
+  }
 }
 
 bool InterPodAffinity::existing_matches(const PodAffinityTerm& t, const Pod& owner) const {
@@ -196,13 +262,14 @@ fw::Status InterPodAffinity::pre_filter(const fw::CycleContext& cycle,
   self_match_ = !req_affinity_.empty();
   for (const Term& t : req_affinity_) self_match_ = self_match_ && matches(t, cycle.pod);
   if (own_terms) {
+    sync_mirror(st);
     for (NodeId n : st.nodes()) {
-      for (PodId q : st.pods_on(n)) {
-        const Pod& e = st.pod(q);
+      const NodePods& np = mirror_[n];
+      for (const MirroredPod& e : np.pods) {
         if (!req_affinity_.empty()) {
           bool all = true;
           for (const Term& t : req_affinity_) {
-            if (!matches(t, e)) {
+            if (!matches(t, np, e)) {
               all = false;
               break;
             }
@@ -211,7 +278,7 @@ fw::Status InterPodAffinity::pre_filter(const fw::CycleContext& cycle,
             for (const Term& t : req_affinity_) affinity_.add(t.k, n, 1);
         }
         for (const Term& t : req_anti_affinity_)
-          if (matches(t, e)) anti_affinity_.add(t.k, n, 1);
+          if (matches(t, np, e)) anti_affinity_.add(t.k, n, 1);
       }
     }
   }
@@ -343,15 +410,26 @@ fw::Status InterPodAffinity::pre_score(const fw::CycleContext& cycle,
     compile(cycle, t.term, -static_cast<int64_t>(t.weight), score_, &pref_anti_affinity_);
   const int64_t hard = args_.hard_pod_affinity_weight;
 
-  auto process = [&](PodId q, NodeId n) {
-    if (st.node(n).labels.empty()) return;
+  // The incoming pod's preferred terms against every pod (from the mirror), then the terms of
+  // the pods that have scoring terms toward it (upstream's processExistingPod, split in two).
+  if (has_constraints) {
+    sync_mirror(st);
+    for (NodeId n : st.nodes()) {
+      if (st.node(n).labels.empty()) continue;
+      const NodePods& np = mirror_[n];
+      for (const MirroredPod& e : np.pods) {
+        for (const Term& t : pref_affinity_)
+          if (matches(t, np, e) && score_.add(t.k, n, t.weight)) any_score_ = true;
+        for (const Term& t : pref_anti_affinity_)
+          if (matches(t, np, e) && score_.add(t.k, n, t.weight)) any_score_ = true;
+      }
+    }
+  }
+  for (PodId q : with_terms) {
+    const NodeId n = st.pod_node(q);
+    if (st.node(n).labels.empty()) continue;
     const Pod& e = st.pod(q);
-    for (const Term& t : pref_affinity_)
-      if (matches(t, e) && score_.add(t.k, n, t.weight)) any_score_ = true;
-    for (const Term& t : pref_anti_affinity_)
-      if (matches(t, e) && score_.add(t.k, n, t.weight)) any_score_ = true;
     const PodSpec& es = *e.spec;
-    if (!es.has_scoring_pod_affinity()) return;
     if (hard > 0) {
       for (const PodAffinityTerm& t : es.pod_affinity.required)
         if (existing_matches(t, e)) add_score(st, t.topology_key, n, hard);
@@ -360,12 +438,6 @@ fw::Status InterPodAffinity::pre_score(const fw::CycleContext& cycle,
       if (existing_matches(t.term, e)) add_score(st, t.term.topology_key, n, t.weight);
     for (const WeightedPodAffinityTerm& t : es.pod_anti_affinity.preferred)
       if (existing_matches(t.term, e)) add_score(st, t.term.topology_key, n, -t.weight);
-  };
-  if (has_constraints) {
-    for (NodeId n : st.nodes())
-      for (PodId q : st.pods_on(n)) process(q, n);
-  } else {
-    for (PodId q : with_terms) process(q, st.pod_node(q));
   }
   return any_score_ ? fw::Status::ok() : fw::Status::skip();
 }

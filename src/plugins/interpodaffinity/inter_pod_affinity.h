@@ -114,11 +114,28 @@ class InterPodAffinity : public fw::Plugin {
     const LabelSelector* selector = nullptr;  // nullptr: matches no pod
     bool all_namespaces = false;
     std::vector<std::string_view> namespaces;  // sorted, unique
+    std::vector<StrId> namespace_ids;          // the same, interned (for the pod mirror)
     StrId key = kNoStr;
     size_t k = 0;  // index of `key` in the term's TopoCounts
     int64_t weight = 0;
   };
+  // The counted pods of each node, flat: namespace and a copy of the labels, refreshed per node
+  // when its version (ClusterState::node_versions) changes. The scans for the incoming pod's own
+  // terms read these contiguous arrays instead of every pod's object and spec (3 cache misses
+  // per pod). Built lazily: pods without terms of their own never need it.
+  struct MirroredPod {
+    StrId ns;
+    uint32_t begin, end;  // its labels in NodePods::labels, sorted by key
+  };
+  struct NodePods {
+    uint64_t version = 0;  // 0: never synced (versions start at 1)
+    std::vector<MirroredPod> pods;
+    std::vector<std::pair<StrId, StrId>> labels;
+  };
   enum Code : uint16_t { kAffinity = 0, kAntiAffinity = 1, kExisting = 2 };
+
+  void sync_mirror(const ClusterState& st);
+  static bool matches(const Term& t, const NodePods& np, const MirroredPod& p);
 
   const Domains& domains(const ClusterState& st, StrId key);
   size_t key_index(TopoCounts& counts, const ClusterState& st, StrId key);
@@ -133,6 +150,7 @@ class InterPodAffinity : public fw::Plugin {
 
   InterPodAffinityArgs args_;
   std::unordered_map<StrId, Domains> domains_;
+  std::vector<NodePods> mirror_;  // by NodeId
 
   // The incoming pod of the current cycle.
   const Pod* in_pod_ = nullptr;
