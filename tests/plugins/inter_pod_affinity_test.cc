@@ -991,6 +991,22 @@ TEST(InterPodAffinity, DeploymentSpreadsOnePodPerNodeAndFollowsItsDatabase) {
   EXPECT_EQ(unplaced, 1);  // three nodes in z1
 }
 
+TEST(InterPodAffinity, CountsFollowTheClusterBetweenCycles) {
+  // The plugin keeps a per-node copy of pods' labels between cycles, refreshed by node version:
+  // binding, relabelling (a new spec) and removing pods must all show in the next PreFilter.
+  Direct d(node("n1", "{}") + node("n2", "{}") + pod("x", "{app: web}", "n1") +
+           pod("y", "{app: db}") +
+           pod("p", "{}", "", affinity({}, {{T(In("app", {"web"}), "kubernetes.io/hostname")}})));
+  EXPECT_EQ(d.filter("p"), (Verdicts{{"n1", "N"}, {"n2", ""}}));
+  const PodId x = d.id("x"), y = d.id("y");
+  d.st.assign(y, *d.st.find_node("n2"));
+  EXPECT_EQ(d.filter("p"), (Verdicts{{"n1", "N"}, {"n2", ""}}));
+  d.st.replace_spec(y, d.st.pod(x).spec);  // y becomes app=web
+  EXPECT_EQ(d.filter("p"), (Verdicts{{"n1", "N"}, {"n2", "N"}}));
+  d.st.remove_pod(x);
+  EXPECT_EQ(d.filter("p"), (Verdicts{{"n1", ""}, {"n2", "N"}}));
+}
+
 // ---- the ClusterState index ----
 
 TEST(InterPodAffinity, ClusterStateIndexesPodsWithTerms) {
