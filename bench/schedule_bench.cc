@@ -9,6 +9,8 @@
 //                    (hostname) against the pods of its own app (its Deployment, or one of 50
 //                    groups of standalone pods), so InterPodAffinity filters and scores every
 //                    pod (target >= 1,000 pods/s)
+//   BM_ScheduleAntiAffinityBusy  those pods onto the 5,000 nodes running 100,000 pods without
+//                    terms: each pod's own terms are matched against every pod (one iteration)
 // The cluster: 10 zones, six machine sizes (4-96 cores), 5 % GPU nodes (NoSchedule taint),
 // 5 % spot nodes (PreferNoSchedule taint), half the nodes with SSDs. The pods: 60 % replicas of
 // 20-pod Deployments (system default topology spreading applies), 20 % standalone, 10 % with a
@@ -133,6 +135,18 @@ const ClusterState& anti_affinity_cluster() {
   return st;
 }
 
+const ClusterState& busy_anti_affinity_cluster() {
+  static const ClusterState st = [] {
+    Rng rng(42);
+    ClusterState s;
+    for (int i = 0; i < kNumNodes; ++i) s.add_node(make_node(i, rng));
+    add_pods(s, 100000, "running-", rng, true);
+    add_pods(s, kNumPods, "pending-", rng, false, /*anti_affinity=*/true);
+    return s;
+  }();
+  return st;
+}
+
 const ClusterState& cluster(bool busy) {
   static const ClusterState empty = [] {
     Rng rng(42);
@@ -198,6 +212,11 @@ void BM_ScheduleAntiAffinity(benchmark::State& state) {
   run(state, anti_affinity_cluster(), static_cast<int>(state.range(0)));
 }
 BENCHMARK(BM_ScheduleAntiAffinity)->Arg(100)->Arg(0)->Unit(benchmark::kMillisecond);
+
+void BM_ScheduleAntiAffinityBusy(benchmark::State& state) {
+  run(state, busy_anti_affinity_cluster(), static_cast<int>(state.range(0)));
+}
+BENCHMARK(BM_ScheduleAntiAffinityBusy)->Arg(0)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int64_t rss_bytes() {
   std::ifstream in("/proc/self/statm");
