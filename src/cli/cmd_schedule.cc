@@ -227,6 +227,9 @@ int run_score(const ScoreOptions& opt) {
   // requests are not counted against the nodes.
   std::erase_if(objects.pods, [&](const Pod& p) { return p.key() == pod.key(); });
   objects.pods.push_back(pod);
+  if (objects.labelled_namespace_selector.empty()) {
+    objects.labelled_namespace_selector = pod_objects.labelled_namespace_selector;
+  }
   ClusterState state = load_cluster(opt.cluster, std::move(objects));
   Setup setup = load_setup(opt.config);
   fw::SnapshotBackend backend(std::move(state));
