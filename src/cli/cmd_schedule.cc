@@ -56,6 +56,9 @@ ClusterState load_cluster(const std::string& path, K8sObjects objects) {
                      ": the cluster has no nodes (expected Node objects, e.g. the output of "
                      "`kubectl get nodes,pods -A -o yaml`)");
   }
+  for (const std::string& w : k8s_warnings(objects)) {
+    std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+  }
   try {
     return build_cluster(objects);
   } catch (const InputError& e) {
@@ -231,6 +234,9 @@ int run_score(const ScoreOptions& opt) {
   // requests are not counted against the nodes.
   std::erase_if(objects.pods, [&](const Pod& p) { return p.key() == pod.key(); });
   objects.pods.push_back(pod);
+  if (objects.labelled_namespace_selector.empty()) {
+    objects.labelled_namespace_selector = pod_objects.labelled_namespace_selector;
+  }
   ClusterState state = load_cluster(opt.cluster, std::move(objects));
   Setup setup = load_setup(opt.config);
   fw::SnapshotBackend backend(std::move(state));

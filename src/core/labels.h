@@ -107,6 +107,7 @@ struct LabelSelector {
   LabelSet match_labels;
   std::vector<NodeSelectorRequirement> match_expressions;
   bool matches(const LabelSet& labels) const;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 
 // One requirement against a label set (Gt/Lt compare integers; a non-integer label never matches).

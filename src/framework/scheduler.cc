@@ -505,7 +505,8 @@ void Scheduler::on_pod_updated(const ClusterEvent& e) {
   }
   // The pod itself may now belong to another class (a new spec); and a change of labels may
   // matter to other pods' filters (spreading): an event the hints cannot judge.
-  if (queue_.contains(e.pod_serial)) queue_.reclassify(e.pod_serial, class_key(e.pod, e.pod_serial), e.time_us);
+  if (queue_.contains(e.pod_serial))
+    queue_.reclassify(e.pod_serial, class_key(e.pod, e.pod_serial), e.time_us);
   queue_event(QueueEvent::kAll, kNoNode, e.pod, 0, e.time_us);
 }
 

@@ -17,8 +17,8 @@
 #include "core/k8s_objects.h"
 #include "framework/config.h"
 #include "plugins/podtopologyspread/pod_topology_spread.h"
+#include "policies/kube/policies.h"
 #include "scratch_dir.h"
-#include "sim/builtin_policies.h"
 #include "sim/simulation.h"
 
 namespace orrery::sim {
@@ -71,11 +71,11 @@ fw::SchedulerConfig with_even_names() {
       "<even-names>");
 }
 
-PolicyRegistry registry() {
-  PolicyRegistry r;
-  register_builtin_policies(r);
+fw::PolicyRegistry registry() {
+  fw::PolicyRegistry r;
+  kube::register_policies(r);
   r.add("lying-spread", "test: PodTopologySpread skipping assigned pods",
-        framework_policy(
+        kube::framework_policy(
             [](fw::PluginRegistry& p) {
               p.add("PodTopologySpread", [](const fw::PluginArgs&) {
                 return std::make_unique<SpreadIgnoringAssignedPods>();
@@ -84,7 +84,7 @@ PolicyRegistry registry() {
             fw::default_scheduler_config));
   for (bool truthful : {true, false}) {
     r.add(truthful ? "even-names" : "lying-even-names", "test: even pod names never fit",
-          framework_policy(
+          kube::framework_policy(
               [truthful](fw::PluginRegistry& p) {
                 p.add("EvenNamesWait", [truthful](const fw::PluginArgs&) {
                   return std::make_unique<EvenNamesWait>(truthful);
@@ -131,7 +131,7 @@ Files run(const std::string& scenario, const std::string& mode, uint64_t seed,
   RunOptions opt;
   opt.seed = seed;
   opt.wall_clock = false;
-  const PolicyRegistry reg = registry();
+  const fw::PolicyRegistry reg = registry();
   Simulation sim(sc, reg, opt);
   sim.run();
   const std::string out = dir.path(mode + "-" + std::to_string(seed));

@@ -5,7 +5,7 @@ namespace orrery::plugins {
 const std::vector<std::string>& not_modelled_plugins() {
   static const std::vector<std::string> kNames = {
       "NodePorts",  "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
-      "VolumeZone", "InterPodAffinity",   "DynamicResources", "ImageLocality"};
+      "VolumeZone", "DynamicResources",   "ImageLocality"};
   return kNames;
 }
 

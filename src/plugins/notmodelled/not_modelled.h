@@ -3,7 +3,6 @@
 // each of them is a no-op upstream too (PreFilter/PreScore Skip, or a score of 0 on every node):
 //   NodePorts           host ports (not read)
 //   VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone   volumes / PVCs (not read)
-//   InterPodAffinity    pod (anti-)affinity (not read)
 //   DynamicResources    ResourceClaims (not read)
 //   ImageLocality       node status.images (not read; upstream scores 0 without them)
 // Their registry factories return nullptr, so profiles leave them out; naming one explicitly in a
