@@ -499,4 +499,15 @@ InterPodAffinity::CountsForTesting InterPodAffinity::counts_for_testing(
   return out;
 }
 
+fw::QueueingHint InterPodAffinity::queueing_hint(const fw::QueueEvent& event,
+                                                 const PodSpec&) const {
+  // Conservative: every event that changes which pods count where (or which nodes exist, or
+  // their labels) may help; a cleared nomination may too. Nothing else does.
+  return event.kind == fw::QueueEvent::kOther ? fw::QueueingHint::kSkip : fw::QueueingHint::kQueue;
+}
+
+uint64_t InterPodAffinity::class_salt(const ClusterState&, PodId) const {
+  return 0;
+}
+
 }  // namespace orrery::plugins
