@@ -149,10 +149,12 @@ class Plugin {
   virtual void on_event(const ClusterEvent& event);
 
   // Queueing hints (upstream's EventsToRegister + QueueingHintFn), asked for PreFilter, Filter
-  // and PostFilter plugins: may `event` make a pod with spec `waiting`, which this plugin rejected
-  // (on some node, or at PreFilter/PostFilter), schedulable? kSkip must be provable: the event
-  // cannot change this plugin's verdict for that pod on any node. Default: kQueue.
-  virtual QueueingHint queueing_hint(const QueueEvent& event, const PodSpec& waiting) const;
+  // and PostFilter plugins: may `event` make the pods of class `waiting` (waiting.spec is set),
+  // which this plugin rejected (on some node, or at PreFilter/PostFilter), schedulable? `state`
+  // is the state after the event. kSkip must be provable: the event cannot change this plugin's
+  // verdict for those pods on any node. Default: kQueue.
+  virtual QueueingHint queueing_hint(const QueueEvent& event, const ClusterState& state,
+                                     const PodClassKey& waiting) const;
   // Equivalence classes (framework/queueing_hint.h): what this PreFilter/Filter/PostFilter plugin
   // reads of a pending pod beyond its spec and namespace, as a number: 0 when nothing (pods of one
   // spec are interchangeable for it), kUniqueClass when it cannot say (the pod is put in a class

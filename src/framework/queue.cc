@@ -93,8 +93,10 @@ bool SchedulingQueue::entry_current(const Entry& e, bool active) const {
 
 // ---------------------------------------------------------------- classes
 
-uint32_t SchedulingQueue::join_class(const PodClassKey& key, const Inherit* inherit) {
+uint32_t SchedulingQueue::join_class(const PodClassKey& key, const Inherit* inherit,
+                                     bool* created) {
   auto it = class_by_key_.find(key);
+  if (created) *created = it == class_by_key_.end();
   if (it != class_by_key_.end()) {
     classes_[it->second].members++;
     return it->second;
@@ -124,8 +126,34 @@ void SchedulingQueue::leave_class(uint32_t cls) {
   Class& c = classes_[cls];
   if (--c.members > 0) return;
   class_by_key_.erase(c.key);
+  c.live = false;
+  list_clean(cls);
   c = Class{};  // its heap entries become stale
   free_classes_.push_back(cls);
+}
+
+bool SchedulingQueue::has_unschedulable(uint32_t cls) const {
+  if (options_.mode != QueueMode::kRequeueAll) return !classes_[cls].by_failure.empty();
+  for (const auto& [serial, r] : recs_)
+    if (r.cls == cls && r.state == State::kUnschedulable) return true;
+  return false;
+}
+
+void SchedulingQueue::list_clean(uint32_t cls) {
+  Class& c = classes_[cls];
+  const bool want = c.live && !c.dirty && !c.by_failure.empty();
+  const bool listed = c.clean_pos != ~uint32_t{0};
+  if (want == listed) return;
+  if (want) {
+    c.clean_pos = static_cast<uint32_t>(clean_.size());
+    clean_.push_back(cls);
+    return;
+  }
+  const uint32_t last = clean_.back();
+  clean_[c.clean_pos] = last;
+  classes_[last].clean_pos = c.clean_pos;
+  clean_.pop_back();
+  c.clean_pos = ~uint32_t{0};
 }
 
 bool SchedulingQueue::class_dirty(uint64_t serial) const {
@@ -287,6 +315,7 @@ void SchedulingQueue::refresh_entries(uint32_t cls) {
   } else {
     c.flush_version = 0;
   }
+  list_clean(cls);
 }
 
 QueuedPod SchedulingQueue::pop_class(uint32_t cls) {
@@ -451,14 +480,23 @@ void SchedulingQueue::restore_probe(uint64_t serial) {
 }
 
 void SchedulingQueue::on_event(const QueueEvent& event, int64_t now_us) {
+  auto helps = [&](const Class& c) {
+    return event.kind == QueueEvent::kAll || !hint_ || hint_(c.key, c.mask, event);
+  };
+  if (options_.mode != QueueMode::kRequeueAll) {
+    // Only clean classes with unschedulable pods can change anything.
+    helped_.clear();
+    for (uint32_t cls : clean_)
+      if (helps(classes_[cls])) helped_.push_back(cls);
+    for (uint32_t cls : helped_) make_dirty(cls, now_us);
+    return;
+  }
+  // Brute force: every clean class is asked (for one without unschedulable pods the answer does
+  // not matter: a pod joining it moves anyway, see reclassify).
   for (uint32_t i = 0; i < classes_.size(); ++i) {
     const Class& c = classes_[i];
-    if (!c.live || c.dirty) continue;
-    if (event.kind == QueueEvent::kAll || !hint_ || hint_(c.key, c.mask, event)) {
-      make_dirty(i, now_us);
-    }
+    if (c.live && !c.dirty && helps(c)) make_dirty(i, now_us);
   }
-  if (options_.mode != QueueMode::kRequeueAll) return;
   for (auto& [serial, r] : recs_) {
     if (r.state != State::kUnschedulable) continue;
     if (classes_[r.cls].dirty) {
@@ -507,7 +545,14 @@ void SchedulingQueue::reclassify(uint64_t serial, const PodClassKey& key, int64_
   }
   r.class_moved = false;  // kRequeueAll: likewise
   const Inherit inherit{classes_[old].dirty, classes_[old].mask};
-  const uint32_t nc = join_class(k, &inherit);
+  bool created = false;
+  const uint32_t nc = join_class(k, &inherit, &created);
+  // An existing class with no unschedulable pods was not asked about events: nothing is known
+  // against the pod, which therefore moves (a new class has the pod's own record).
+  if (!created && !classes_[nc].dirty && !has_unschedulable(nc)) {
+    classes_[nc].dirty = true;
+    if (options_.mode != QueueMode::kRequeueAll) refresh_entries(nc);
+  }
   r.cls = nc;
   leave_class(old);
   if (held) hold(r, now_us);

@@ -7,8 +7,9 @@
 //
 //  - Every queued pod belongs to an equivalence class (PodClassKey). A class has a rejection
 //    record (an opaque mask, from its last counted failure) and is clean or dirty.
-//  - Event E at time t: every clean class whose hint says E may help it becomes dirty
-//    (hint(key, mask, E)); then every unschedulable pod of a dirty class moves to the active heap
+//  - Event E at time t: every clean class with unschedulable pods whose hint says E may help it
+//    becomes dirty (hint(key, mask, E)); then every unschedulable pod of a dirty class moves to the
+//    active heap
 //    with timestamp t if its backoff (attempts) counted from its last failure is over, else to the
 //    backoff queue, from which it enters the active heap with the timestamp of the pop that finds
 //    it expired. Unschedulable pods of clean classes stay where they are.
@@ -24,7 +25,9 @@
 //    max_unschedulable_us old moves to the active heap (timestamp = now) at the next
 //    flush_unschedulable_leftover.
 //  - A pod whose class changes (reclassify: its nomination was cleared) keeps its place if it had
-//    moved; if it is unschedulable and its new class is dirty, it moves at once.
+//    moved; if it is unschedulable and its new class is dirty, it moves at once. A class that
+//    exists but has no unschedulable pods counts as dirty then (events were not asked about it);
+//    a class created by the change takes over the pod's old class's record.
 //
 // Modes:
 //  - kHints (default): an event costs one hint evaluation per class; a dirty class is one entry in
@@ -151,6 +154,7 @@ class SchedulingQueue {
     uint64_t active_version = 0, backoff_version = 0, flush_version = 0;
     int64_t active_ts = 0, backoff_key = 0, flush_key = 0;
     uint64_t active_head = 0;
+    uint32_t clean_pos = ~uint32_t{0};  // kHints: index in clean_, if listed there
     // kHints, held members: all of them by failure time (the flush); those whose backoff had not
     // expired when last looked at, by expiry; the others by serial (clean) or, while dirty, in
     // groups by the timestamp they moved with.
@@ -169,7 +173,11 @@ class SchedulingQueue {
     bool dirty;
     uint64_t mask;
   };
-  uint32_t join_class(const PodClassKey& key, const Inherit* inherit);
+  uint32_t join_class(const PodClassKey& key, const Inherit* inherit, bool* created = nullptr);
+  // Whether a clean class has unschedulable pods (if not, an event cannot matter to it).
+  bool has_unschedulable(uint32_t cls) const;
+  // kHints: keeps clean_ = the clean classes with unschedulable pods.
+  void list_clean(uint32_t cls);
   void leave_class(uint32_t cls);
   void push_active(const QueuedPod& qp, uint64_t version, uint32_t cls);
   void push_backoff(const QueuedPod& qp, int64_t expiry, uint64_t version, uint32_t cls);
@@ -202,6 +210,8 @@ class SchedulingQueue {
   std::unordered_map<uint64_t, Rec> recs_;
   std::vector<Class> classes_;
   std::vector<uint32_t> free_classes_;
+  std::vector<uint32_t> clean_;   // kHints: the classes an event's hints are asked for
+  std::vector<uint32_t> helped_;  // scratch for on_event
   std::unordered_map<PodClassKey, uint32_t, PodClassKeyHash> class_by_key_;
   uint64_t next_version_ = 1;
   size_t pod_active_ = 0, pod_backoff_ = 0;                       // own entries

@@ -26,7 +26,7 @@ struct QueueEvent {
     // bound. `pod` is alive; `priority` is its priority.
     kPodAssigned,
     // A pod no longer counts on `node` (its resources are free): it finished, was deleted while
-    // counted, or its binding failed. `pod` may be gone (kNoPod).
+    // counted, or its binding failed. `pod` is kNoPod when the pod is gone (deleted).
     kPodReleased,
     // A preemptor of `priority` lost its nomination of `node`: the resources the scheduler set
     // aside for it there (for pods of priority <= it) are free again.

@@ -179,10 +179,10 @@ PodClassKey Scheduler::class_key(PodId id, uint64_t serial) const {
   for (const auto& [idx, p] : cp.plugins) {
     const uint64_t salt = p->class_salt(st, id);
     if (salt == 0) continue;
-    if (salt == Plugin::kUniqueClass || k.salt_plugin != 0) {
-      PodClassKey u = PodClassKey::unique(serial);
-      u.nominated = k.nominated;
-      return u;
+    if (salt == Plugin::kUniqueClass || k.salt_plugin != 0) {  // a class of its own
+      k.salt_plugin = PodClassKey::kUniqueSalt;
+      k.salt = serial;
+      return k;
     }
     k.salt_plugin = idx + 1u;
     k.salt = salt;
@@ -200,7 +200,7 @@ bool Scheduler::hint(const PodClassKey& key, uint64_t mask, const QueueEvent& ev
   for (uint64_t m = mask & kMaskPlugins; m != 0; m &= m - 1) {
     const auto i = static_cast<size_t>(__builtin_ctzll(m));
     if (i >= prof.plugins.size() ||
-        prof.plugins[i]->queueing_hint(event, *key.spec) == QueueingHint::kQueue) {
+        prof.plugins[i]->queueing_hint(event, backend_.state(), key) == QueueingHint::kQueue) {
       return true;
     }
   }
@@ -879,7 +879,8 @@ void Scheduler::on_event(const ClusterEvent& e) {
       }
       forget_in_flight(e.pod_serial);
       // The backend has unassigned the pod.
-      queue_event(QueueEvent::kPodReleased, e.node, kNoPod, priority, now);
+      queue_event(QueueEvent::kPodReleased, e.node, st.pod_alive(e.pod) ? e.pod : kNoPod, priority,
+                  now);
       break;
     }
     case EventKind::kPodDeleted: {
@@ -892,11 +893,13 @@ void Scheduler::on_event(const ClusterEvent& e) {
       queue_event(counted ? QueueEvent::kPodReleased : QueueEvent::kOther, e.node, kNoPod, 0, now);
       break;
     }
-    case EventKind::kPodFinished:
+    case EventKind::kPodFinished: {
       finished_.insert(e.pod_serial);
-      queue_event(QueueEvent::kPodReleased, e.node, kNoPod,
-                  st.pod_alive(e.pod) ? st.pod(e.pod).spec->priority : 0, now);
+      const bool alive = st.pod_alive(e.pod);
+      queue_event(QueueEvent::kPodReleased, e.node, alive ? e.pod : kNoPod,
+                  alive ? st.pod(e.pod).spec->priority : 0, now);
       break;
+    }
     case EventKind::kNodeAdded: queue_event(QueueEvent::kNodeAdded, e.node, kNoPod, 0, now); break;
     case EventKind::kNodeUpdated:
       queue_event(QueueEvent::kNodeUpdated, e.node, kNoPod, 0, now);

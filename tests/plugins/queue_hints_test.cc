@@ -35,9 +35,12 @@ struct Row {
 };
 
 TEST(QueueHints, DefaultPluginsAnswerPerEvent) {
-  // The waiting pod has priority 10.
-  PodSpec waiting;
-  waiting.priority = 10;
+  // The waiting pods have priority 10.
+  PodSpec spec;
+  spec.priority = 10;
+  fw::PodClassKey waiting;
+  waiting.spec = &spec;
+  const ClusterState st;
   const std::vector<QueueEvent> events = {ev(QueueEvent::kNodeAdded),
                                           ev(QueueEvent::kNodeUpdated),
                                           ev(QueueEvent::kNodeRemoved),
@@ -64,16 +67,44 @@ TEST(QueueHints, DefaultPluginsAnswerPerEvent) {
     const fw::Plugin* p = profiles[0]->find(r.plugin);
     ASSERT_NE(p, nullptr) << r.plugin;
     for (size_t i = 0; i < events.size(); ++i) {
-      EXPECT_EQ(p->queueing_hint(events[i], waiting), r.want[i])
+      EXPECT_EQ(p->queueing_hint(events[i], st, waiting), r.want[i])
           << r.plugin << " on " << to_string(events[i].kind) << " (" << events[i].priority << ")";
     }
-    EXPECT_EQ(p->queueing_hint(ev(QueueEvent::kAll), waiting), Q) << r.plugin;
+    EXPECT_EQ(p->queueing_hint(ev(QueueEvent::kAll), st, waiting), Q) << r.plugin;
   }
   // A higher-priority pod assigned is no victim for preemption.
   EXPECT_EQ(profiles[0]
                 ->find("DefaultPreemption")
-                ->queueing_hint(ev(QueueEvent::kPodAssigned, 10), waiting),
+                ->queueing_hint(ev(QueueEvent::kPodAssigned, 10), st, waiting),
             S);
+}
+
+TEST(QueueHints, TopologySpreadWakesOnlyForPodsItsConstraintsCount) {
+  const std::string objs =
+      node_doc("n1", "{cpu: 4}", "{zone: a}") +
+      pod_doc("waiting", {""},
+              "topologySpreadConstraints:\n- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: "
+              "DoNotSchedule, labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [tier]}",
+              "labels: {app: web, tier: front}") +
+      pod_doc("web", {""}, "nodeName: n1", "labels: {app: web, tier: front}") +
+      pod_doc("web-back", {""}, "nodeName: n1", "labels: {app: web, tier: back}") +
+      pod_doc("db", {""}, "nodeName: n1", "labels: {app: db, tier: front}") +
+      pod_doc("prod/web", {""}, "nodeName: n1", "labels: {app: web, tier: front}");
+  Harness h(objs, config_with({"PodTopologySpread"}));
+  const fw::Plugin* pts = h.scheduler->profiles()[0]->find("PodTopologySpread");
+  const PodId w = h.pod("waiting");
+  const fw::PodClassKey key = h.scheduler->class_key(w, h.state().pod_serial(w));
+  auto hint = [&](QueueEvent::Kind k, const std::string& pod) {
+    QueueEvent e = ev(k);
+    e.pod = pod.empty() ? kNoPod : h.pod(pod);
+    return pts->queueing_hint(e, h.state(), key);
+  };
+  EXPECT_EQ(hint(QueueEvent::kPodAssigned, "web"), Q);
+  EXPECT_EQ(hint(QueueEvent::kPodReleased, "web"), Q);
+  EXPECT_EQ(hint(QueueEvent::kPodAssigned, "web-back"), S) << "matchLabelKeys: another tier";
+  EXPECT_EQ(hint(QueueEvent::kPodAssigned, "db"), S) << "the selector does not match";
+  EXPECT_EQ(hint(QueueEvent::kPodAssigned, "prod/web"), S) << "another namespace";
+  EXPECT_EQ(hint(QueueEvent::kPodReleased, ""), Q) << "a deleted pod is not known";
 }
 
 Node make_node(const std::string& name, int64_t cpu_m) {

@@ -30,9 +30,10 @@ using Files = std::map<std::string, std::string>;  // file name → contents
 // can lower the skew for others).
 class SpreadIgnoringAssignedPods : public plugins::PodTopologySpread {
  public:
-  fw::QueueingHint queueing_hint(const fw::QueueEvent& e, const PodSpec& waiting) const override {
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& e, const ClusterState& st,
+                                 const fw::PodClassKey& waiting) const override {
     if (e.kind == fw::QueueEvent::kPodAssigned) return fw::QueueingHint::kSkip;
-    return PodTopologySpread::queueing_hint(e, waiting);
+    return PodTopologySpread::queueing_hint(e, st, waiting);
   }
 };
 

@@ -280,14 +280,14 @@ void DefaultPreemption::on_event(const fw::ClusterEvent& event) {
 // a node appears or changes, or a nomination the what-if honours is cleared. What-if verdicts of
 // the filters themselves are covered by their own hints (the scheduler records every filter the
 // pod ran when preemption failed).
-fw::QueueingHint DefaultPreemption::queueing_hint(const fw::QueueEvent& event,
-                                                  const PodSpec& waiting) const {
+fw::QueueingHint DefaultPreemption::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                  const fw::PodClassKey& waiting) const {
   switch (event.kind) {
     case fw::QueueEvent::kPodReleased:
     case fw::QueueEvent::kNodeAdded:
     case fw::QueueEvent::kNodeUpdated:
     case fw::QueueEvent::kAll: return fw::QueueingHint::kQueue;
-    case fw::QueueEvent::kPodAssigned: return queue_if(event.priority < waiting.priority);
+    case fw::QueueEvent::kPodAssigned: return queue_if(event.priority < waiting.spec->priority);
     case fw::QueueEvent::kNominationCleared: return queue_if(nomination_may_help(event, waiting));
     default: return fw::QueueingHint::kSkip;
   }

@@ -17,8 +17,8 @@ inline fw::QueueingHint node_only_hint(const fw::QueueEvent& e) {
 
 // A cleared nomination frees what the scheduler set aside for the preemptor, which pods of
 // priority <= the preemptor's saw (Scheduler::assume_nominated).
-inline bool nomination_may_help(const fw::QueueEvent& e, const PodSpec& waiting) {
-  return e.kind == fw::QueueEvent::kNominationCleared && e.priority >= waiting.priority;
+inline bool nomination_may_help(const fw::QueueEvent& e, const fw::PodClassKey& waiting) {
+  return e.kind == fw::QueueEvent::kNominationCleared && e.priority >= waiting.spec->priority;
 }
 
 inline fw::QueueingHint queue_if(bool b) {

@@ -499,8 +499,8 @@ InterPodAffinity::CountsForTesting InterPodAffinity::counts_for_testing(
   return out;
 }
 
-fw::QueueingHint InterPodAffinity::queueing_hint(const fw::QueueEvent& event,
-                                                 const PodSpec&) const {
+fw::QueueingHint InterPodAffinity::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                 const fw::PodClassKey&) const {
   // Conservative: every event that changes which pods count where (or which nodes exist, or
   // their labels) may help; a cleared nomination may too. Nothing else does.
   return event.kind == fw::QueueEvent::kOther ? fw::QueueingHint::kSkip : fw::QueueingHint::kQueue;

@@ -61,8 +61,8 @@ class InterPodAffinity : public fw::Plugin {
                 std::vector<std::string>* reasons) const override;
   fw::Status pre_score(const fw::CycleContext& cycle, std::span<const NodeId> nodes) override;
   // Queueing hints: a pod counted or uncounted anywhere, or a node change, may change a verdict.
-  fw::QueueingHint queueing_hint(const fw::QueueEvent& event,
-                                 const PodSpec& waiting) const override;
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
+                                 const fw::PodClassKey& waiting) const override;
   // The verdicts depend on the pod's spec (labels, terms) and namespace only, which the class key
   // already holds.
   uint64_t class_salt(const ClusterState& state, PodId pod) const override;

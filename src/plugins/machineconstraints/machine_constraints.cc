@@ -31,8 +31,8 @@ void MachineConstraints::describe(const ClusterState&, const fw::Rejection&,
 }
 
 // Its verdict depends on the node alone.
-fw::QueueingHint MachineConstraints::queueing_hint(const fw::QueueEvent& event,
-                                                   const PodSpec&) const {
+fw::QueueingHint MachineConstraints::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                   const fw::PodClassKey&) const {
   return node_only_hint(event);
 }
 

@@ -175,8 +175,8 @@ void NodeAffinityPlugin::normalize(const fw::CycleContext&, std::span<const Node
 }
 
 // Its verdict depends on the node alone.
-fw::QueueingHint NodeAffinityPlugin::queueing_hint(const fw::QueueEvent& event,
-                                                   const PodSpec&) const {
+fw::QueueingHint NodeAffinityPlugin::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                   const fw::PodClassKey&) const {
   return node_only_hint(event);
 }
 

@@ -24,7 +24,8 @@ void NodeName::describe(const ClusterState&, const fw::Rejection&,
 }
 
 // Its verdict depends on the node alone.
-fw::QueueingHint NodeName::queueing_hint(const fw::QueueEvent& event, const PodSpec&) const {
+fw::QueueingHint NodeName::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                         const fw::PodClassKey&) const {
   return node_only_hint(event);
 }
 

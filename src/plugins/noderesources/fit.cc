@@ -223,8 +223,8 @@ void NodeResourcesFit::score(const fw::CycleContext& cycle, std::span<const Node
 
 // Free resources grow only when a pod releases them, a nomination is cleared or a node appears or
 // changes; an assigned pod or a removed node can only take them away.
-fw::QueueingHint NodeResourcesFit::queueing_hint(const fw::QueueEvent& event,
-                                                 const PodSpec& waiting) const {
+fw::QueueingHint NodeResourcesFit::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                 const fw::PodClassKey& waiting) const {
   switch (event.kind) {
     case fw::QueueEvent::kPodReleased:
     case fw::QueueEvent::kNodeAdded:

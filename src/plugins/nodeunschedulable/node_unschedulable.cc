@@ -26,8 +26,8 @@ void NodeUnschedulable::describe(const ClusterState&, const fw::Rejection&,
 }
 
 // Its verdict depends on the node alone.
-fw::QueueingHint NodeUnschedulable::queueing_hint(const fw::QueueEvent& event,
-                                                  const PodSpec&) const {
+fw::QueueingHint NodeUnschedulable::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                  const fw::PodClassKey&) const {
   return node_only_hint(event);
 }
 

@@ -104,7 +104,8 @@ std::optional<int64_t> TaintToleration::uniform_score(const fw::CycleContext& cy
 }
 
 // Its verdict depends on the node alone.
-fw::QueueingHint TaintToleration::queueing_hint(const fw::QueueEvent& event, const PodSpec&) const {
+fw::QueueingHint TaintToleration::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                const fw::PodClassKey&) const {
   return node_only_hint(event);
 }
 
