@@ -909,9 +909,11 @@ void Scheduler::on_event(const ClusterEvent& e) {
       reservations_->forget_node(e.node);
       queue_event(QueueEvent::kNodeRemoved, e.node, kNoPod, 0, now);
       break;
-    case EventKind::kPodRunning:
+    case EventKind::kPodRunning: break;
+    // Preemption reads which pods are terminating, and a refused deletion leaves its victim in
+    // place: until their hints are worked out, both may help anyone (always safe).
     case EventKind::kPodTerminating:
-    case EventKind::kPodDeleteFailed: break;
+    case EventKind::kPodDeleteFailed: queue_event(QueueEvent::kAll, e.node, e.pod, 0, now); break;
     case EventKind::kPodUpdated: on_pod_updated(e); break;
   }
   for (auto& prof : profiles_)
