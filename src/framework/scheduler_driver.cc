@@ -37,10 +37,11 @@ class SchedulerDriver::Actions : public ClusterBackend {
   bool holding() const { return !held_.empty(); }
   // Carries out the held actions whose pods still exist.
   void release() {
-    std::vector<Held> now;
-    now.swap(held_);
+    // Swap buffers (both keep their capacity: no allocation per cycle); an action may lead to
+    // new held actions only through a later cycle, but the swap keeps this safe regardless.
+    releasing_.swap(held_);
     const ClusterState& st = real_.state();
-    for (const Held& h : now) {
+    for (const Held& h : releasing_) {
       if (!st.pod_alive(h.pod) || st.pod_serial(h.pod) != h.serial) continue;
       if (h.bind) {
         real_.bind(h.pod, h.node);
@@ -48,6 +49,7 @@ class SchedulerDriver::Actions : public ClusterBackend {
         real_.delete_pod(h.pod, h.reason);
       }
     }
+    releasing_.clear();
   }
 
  private:
@@ -60,6 +62,7 @@ class SchedulerDriver::Actions : public ClusterBackend {
   };
   ClusterBackend& real_;
   std::vector<Held> held_;
+  std::vector<Held> releasing_;
 };
 
 SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr<Profile>> profiles,
