@@ -6,6 +6,17 @@ packages=(
   cmake ninja-build g++ pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
+  # KubCG's execution history: SQLite embedded, PostgreSQL (client library and a server the
+  # tests start on loopback).
+  libsqlite3-dev libpq-dev postgresql
+  # CARICO: the local SVD (Eigen) and agents/aggregator over gRPC.
+  libeigen3-dev libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  # Priority-optimal packing: CBC as the MIP certifier.
+  coinor-libcbc-dev
+  # Real Kubernetes: HTTP(S) client and servers (cpp-httplib over OpenSSL).
+  libcpp-httplib-dev libssl-dev
+  # The report's browser test (headless).
+  chromium
 )
 missing=()
 for p in "${packages[@]}"; do

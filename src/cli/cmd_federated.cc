@@ -110,20 +110,22 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
                  "dropped (see \"unsatisfiable\" in %s/summary.json)\n",
                  dropped, s["unsatisfiable"]["jobs_affected"].get<size_t>(), out.c_str());
   }
-  if (!quiet) {
-    using report::Format;
-    std::printf(
-        "%s on %s (%zu workers): %zu jobs, delay p50 %s, p99 %s, utilisation %s, %llu "
-        "inconsistencies, %.2f s wall\nwrote %s/summary.json, jobs.csv, timeseries.csv\n",
-        s["profile"].get<std::string>().c_str(), s["scenario"].get<std::string>().c_str(),
-        s["cluster"]["workers"].get<size_t>(), s["jobs"]["count"].get<size_t>(),
-        report::format_value(s["jobs"]["delay_p50_s"], Format::kSeconds).c_str(),
-        report::format_value(s["jobs"]["delay_p99_s"], Format::kSeconds).c_str(),
-        report::format_value(s["utilization"]["cpu_mean"], Format::kPercent).c_str(),
-        static_cast<unsigned long long>(r.inconsistencies), s["wall_time_s"].get<double>(),
-        out.c_str());
-  }
+  if (!quiet) print_federated_summary(s, out);
   return 0;
+}
+
+void print_federated_summary(const sim::Json& s, const std::string& dir) {
+  using report::Format;
+  std::printf(
+      "%s on %s (%zu workers): %zu jobs, delay p50 %s, p99 %s, utilisation %s, %llu "
+      "inconsistencies, %.2f s wall\nwrote %s/summary.json, jobs.csv, timeseries.csv\n",
+      s["profile"].get<std::string>().c_str(), s["scenario"].get<std::string>().c_str(),
+      s["cluster"]["workers"].get<size_t>(), s["jobs"]["count"].get<size_t>(),
+      report::format_value(s["jobs"]["delay_p50_s"], Format::kSeconds).c_str(),
+      report::format_value(s["jobs"]["delay_p99_s"], Format::kSeconds).c_str(),
+      report::format_value(s["utilization"]["cpu_mean"], Format::kPercent).c_str(),
+      static_cast<unsigned long long>(s["inconsistencies"].get<uint64_t>()),
+      s["wall_time_s"].get<double>(), dir.c_str());
 }
 
 void register_federated(CLI::App& root, CommandTable& table) {

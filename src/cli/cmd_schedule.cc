@@ -49,6 +49,16 @@ const fw::PluginRegistry& registry() {
 // Cluster state from a snapshot file; errors from building it (duplicates, unknown nodes) are
 // prefixed with the file name.
 ClusterState load_cluster(const std::string& path, K8sObjects objects) {
+  if (objects.nodes.empty()) {
+    // As for simulations: a cluster without nodes is an input mistake (an empty file, a dump of
+    // pods only), not a run whose pods all happen to be unschedulable.
+    throw InputError(path +
+                     ": the cluster has no nodes (expected Node objects, e.g. the output of "
+                     "`kubectl get nodes,pods -A -o yaml`)");
+  }
+  for (const std::string& w : k8s_warnings(objects)) {
+    std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+  }
   try {
     return build_cluster(objects);
   } catch (const InputError& e) {
@@ -224,6 +234,9 @@ int run_score(const ScoreOptions& opt) {
   // requests are not counted against the nodes.
   std::erase_if(objects.pods, [&](const Pod& p) { return p.key() == pod.key(); });
   objects.pods.push_back(pod);
+  if (objects.labelled_namespace_selector.empty()) {
+    objects.labelled_namespace_selector = pod_objects.labelled_namespace_selector;
+  }
   ClusterState state = load_cluster(opt.cluster, std::move(objects));
   Setup setup = load_setup(opt.config);
   fw::SnapshotBackend backend(std::move(state));

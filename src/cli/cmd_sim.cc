@@ -5,6 +5,10 @@
 //   orrery sim --trace FILE.tr --cluster-config FILE_C.json --arch megha|pigeonc
 //              [--match random|minc] [--seed N] --out DIR    (Megha/PigeonC, cmd_federated.cc)
 //   orrery compare SCENARIO.yaml --profiles a,b,c --out DIR      (DIR/<profile>/ + DIR/report.html)
+//   orrery compare --trace FILE.tr --cluster-config FILE_C.json[,FILE2_C.json]
+//                  --profiles kube-default,megha,pigeonc --out DIR
+//                  (policies and federated architectures on one trace,
+//                  policies/federated/trace_runner.h)
 //   orrery demo --out DIR                                         (the bundled scenario)
 #include <cstdio>
 #include <filesystem>
@@ -15,8 +19,11 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/suggest.h"
 #include "core/sweep.h"
 #include "policies/catalog.h"
+#include "policies/federated/architectures.h"
+#include "policies/federated/trace_runner.h"
 #include "report/run_report.h"
 #include "sim/demo_scenario.h"
 #include "sim/simulation.h"
@@ -50,10 +57,21 @@ void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_flag("--quiet,-q", f->quiet, "No progress bar or summary on the terminal");
 }
 
-std::string policy_list(const fw::PolicyRegistry& reg) {
-  std::string out;
-  for (const std::string& n : reg.names()) out += "  " + n + "  " + reg.description(n) + "\n";
-  return out;
+std::string policy_list() {
+  return policies::name_list(false);
+}
+
+// The error for a federated architecture named where only policies can run (a scenario file, or
+// `orrery sim` without --cluster-config).
+void reject_architecture(const std::string& flag, const std::string& name) {
+  const federated::Architecture* a = federated::find_architecture(name);
+  if (!a) return;
+  throw InputError(flag + ": \"" + name +
+                   "\" is a federated architecture, not a policy: it needs a trace and a "
+                   "cluster configuration, not a scenario or --workers (orrery compare --trace "
+                   "FILE.tr --cluster-config FILE_C.json --profiles " +
+                   name + ",...; orrery sim --trace FILE.tr --cluster-config FILE_C.json " +
+                   federated::sim_flags(*a) + ")");
 }
 
 // Removes a summary left by an earlier run, so a failed run never leaves one that looks complete.
@@ -129,19 +147,17 @@ Json run_one(const sim::Scenario& sc, const fw::PolicyRegistry& reg, const std::
   return simulation.summary();
 }
 
-// Runs every profile of a comparison (independent runs on a small thread pool, core/sweep.h; each
-// run parses its own copy of the scenario), then writes DIR/report.html. Returns the exit code.
-int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
-            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
-  const fw::PolicyRegistry reg = simulation_policies();
-  if (profiles.empty()) throw InputError("--profiles: expected at least one policy name");
-  for (const std::string& p : profiles) {
-    if (!reg.has(p)) {
-      throw InputError("--profiles: unknown policy \"" + p + "\"; known policies:\n" +
-                       policy_list(reg));
-    }
-  }
-  load();  // validate the scenario once, before any run starts
+// One run of a comparison: profile `index` into `dir`; returns its summary.
+using CompareRun = std::function<Json(size_t index, const std::string& dir)>;
+// Prints a finished run's summary (index, summary, dir).
+using ComparePrint = std::function<void(size_t, const Json&, const std::string&)>;
+
+// Runs every profile of a comparison (independent runs on a small thread pool, core/sweep.h),
+// prints their summaries in the order of `profiles`, then writes DIR/report.html. Returns the
+// exit code.
+int run_comparison(const std::vector<std::string>& profiles, const CompareRun& run,
+                   const ComparePrint& print, const RunFlags& f, const std::string& out, int jobs,
+                   const std::string& title) {
   make_dirs(out);
   clear_old_summary(out);
   std::vector<std::string> dirs;
@@ -158,20 +174,71 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
     print_in_order = [&](const SweepStep& step, const Json& summary) {
       finished[step.index] = summary;
       for (; printed < finished.size() && finished[printed]; ++printed)
-        print_summary(*finished[printed], dirs[printed]);
+        print(printed, *finished[printed], dirs[printed]);
     };
   }
   run_sweep(
-      profiles.size(), jobs,
-      [&](size_t i) {
-        const sim::Scenario sc = load();
-        return run_one(sc, reg, profiles[i], f, false, dirs[i]);
-      },
-      print_in_order);
+      profiles.size(), jobs, [&](size_t i) { return run(i, dirs[i]); }, print_in_order);
   const std::string report = out + "/report.html";
   report::write_run_report(dirs, report, title);
   std::printf("report: %s\n", report.c_str());
   return 0;
+}
+
+// A comparison of policies on a scenario (each run parses its own copy of it).
+int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
+            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+  const fw::PolicyRegistry reg = simulation_policies();
+  if (profiles.empty()) throw InputError("--profiles: expected at least one policy name");
+  for (const std::string& p : profiles) {
+    reject_architecture("--profiles", p);
+    if (!reg.has(p)) {
+      throw InputError("--profiles: unknown policy \"" + p + "\"" + did_you_mean(p, reg.names()) +
+                       "; known policies:\n" + policy_list());
+    }
+  }
+  load();  // validate the scenario once, before any run starts
+  return run_comparison(
+      profiles,
+      [&](size_t i, const std::string& dir) {
+        const sim::Scenario sc = load();
+        return run_one(sc, reg, profiles[i], f, false, dir);
+      },
+      [](size_t, const Json& s, const std::string& dir) { print_summary(s, dir); }, f, out, jobs,
+      title);
+}
+
+// A comparison of policies and federated architectures on one trace
+// (policies/federated/trace_runner.h).
+int compare_trace(const std::string& trace, const std::vector<std::string>& configs,
+                  const std::vector<std::string>& profiles, const RunFlags& f,
+                  const std::string& out, int jobs) {
+  federated::TraceSetup setup;
+  setup.trace = trace;
+  setup.cluster_configs = configs;
+  setup.seed = f.seed;
+  if (!f.duration.empty()) setup.duration_us = parse_duration_text(f.duration, "--duration");
+  setup.wall_clock = !f.no_wall_clock;
+  const federated::TraceRunner runner(setup, profiles);
+  std::string title = "orrery compare: " + trace + " on ";
+  for (size_t i = 0; i < configs.size(); ++i) title += (i ? ", " : "") + configs[i];
+  return run_comparison(
+      runner.profiles(),
+      [&](size_t i, const std::string& dir) {
+        federated::TraceRun r = runner.run(i, dir);
+        if (!f.quiet)
+          for (const std::string& w : r.warnings)
+            std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+        return std::move(r.summary);
+      },
+      [&](size_t i, const Json& s, const std::string& dir) {
+        if (policies::kind_of(runner.profiles()[i]) == policies::Kind::kArchitecture) {
+          print_federated_summary(s, dir);
+        } else {
+          print_summary(s, dir);
+        }
+      },
+      f, out, jobs, title);
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -183,12 +250,34 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// --queue-mode: sets the `queue` argument of the policy under test (scheduler slot 0, after
+// --profile), as `args: {queue: MODE}` in the scenario would.
+void set_queue_mode(sim::Scenario& sc, const std::string& profile, const std::string& mode) {
+  if (mode != "hints" && mode != "requeue-all") {
+    throw InputError("--queue-mode: expected hints or requeue-all, got \"" + mode + "\"");
+  }
+  const std::string policy = profile.empty() ? sc.schedulers.at(0).policy : profile;
+  sim::SchedulerDef def = sc.settings_for(0, policy);
+  YAML::Node args(YAML::NodeType::Map);
+  if (def.args.defined()) {
+    def.args.expect_map();
+    for (const auto& kv : def.args.node) args[kv.first] = kv.second;
+  }
+  args["queue"] = mode;
+  def.args = yaml::Ctx{def.args.file.empty() ? "--queue-mode" : def.args.file, args, "args"};
+  if (sc.schedulers[0].policy == policy) {
+    sc.schedulers[0] = def;
+  } else {
+    sc.policy_settings[policy] = def;
+  }
+}
+
 }  // namespace
 
 void register_sim(CLI::App& root, CommandTable& table) {
   // ---- orrery sim ----
   struct SimOptions {
-    std::string scenario, trace, profile, out;
+    std::string scenario, trace, profile, out, queue_mode;
     int workers = 0;
     bool list = false;
     RunFlags flags;
@@ -202,7 +291,11 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->add_option("--profile", so->profile,
                       "Scheduling policy to run (replaces the scenario's; default kube-default)");
   sim_app->add_option("--out,-o", so->out, "Output directory");
-  sim_app->add_flag("--list-profiles", so->list, "List the scheduling policies and exit");
+  sim_app->add_flag("--list-profiles", so->list,
+                    "List the scheduling policies and federated architectures and exit");
+  sim_app->add_option("--queue-mode", so->queue_mode,
+                      "Framework policies: hints (default) or requeue-all, the debug oracle that "
+                      "retries every waiting pod on every event (docs/simulator.md)");
   add_run_flags(sim_app, &so->flags);
   add_federated_sim_options(sim_app, &so->federated);
   sim_app->footer(
@@ -211,15 +304,16 @@ void register_sim(CLI::App& root, CommandTable& table) {
   table.push_back({sim_app, [so] {
                      const fw::PolicyRegistry reg = simulation_policies();
                      if (so->list) {
-                       std::printf("%s", policy_list(reg).c_str());
+                       std::printf("%s", policies::name_list(true).c_str());
                        return 0;
                      }
                      if (federated_sim_requested(so->federated)) {
-                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty()) {
+                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
+                           !so->queue_mode.empty()) {
                          throw InputError(
                              "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
-                             "configuration sets the workers): drop the scenario, --workers and "
-                             "--profile");
+                             "configuration sets the workers): drop the scenario, --workers, "
+                             "--profile and --queue-mode");
                        }
                        if (!so->out.empty()) clear_old_summary(so->out);
                        return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
@@ -232,14 +326,17 @@ void register_sim(CLI::App& root, CommandTable& table) {
                        throw InputError("--trace needs --workers N (a positive number)");
                      }
                      if (so->out.empty()) throw InputError("--out DIR is required");
+                     if (!so->profile.empty()) reject_architecture("--profile", so->profile);
                      if (!so->profile.empty() && !reg.has(so->profile)) {
-                       throw InputError("--profile: unknown policy \"" + so->profile +
-                                        "\"; known policies:\n" + policy_list(reg));
+                       throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
+                                        did_you_mean(so->profile, reg.names()) +
+                                        "; known policies:\n" + policy_list());
                      }
                      clear_old_summary(so->out);
-                     const sim::Scenario sc = so->trace.empty()
-                                                  ? sim::load_scenario(so->scenario)
-                                                  : sim::trace_scenario(so->trace, so->workers);
+                     sim::Scenario sc = so->trace.empty()
+                                            ? sim::load_scenario(so->scenario)
+                                            : sim::trace_scenario(so->trace, so->workers);
+                     if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
                      const Json s =
                          run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
                      if (!so->flags.quiet) print_summary(s, so->out);
@@ -248,20 +345,43 @@ void register_sim(CLI::App& root, CommandTable& table) {
 
   // ---- orrery compare ----
   struct CompareOptions {
-    std::string scenario, profiles, out;
+    std::string scenario, trace, profiles, out;
+    std::vector<std::string> cluster_configs;
     int jobs = 0;  // the number of CPUs (core/sweep.h)
     RunFlags flags;
   };
   auto co = std::make_shared<CompareOptions>();
   CLI::App* cmp = root.add_subcommand(
-      "compare", "Run one scenario under several policies and write an HTML report");
-  cmp->add_option("scenario", co->scenario, "Scenario file")->required();
-  cmp->add_option("--profiles,-p", co->profiles, "Comma-separated policy names")->required();
+      "compare", "Run one scenario or trace under several policies and write an HTML report");
+  cmp->add_option("scenario", co->scenario, "Scenario file");
+  cmp->add_option("--trace", co->trace,
+                  "Instead of a scenario: replay a .tr trace on the workers of --cluster-config");
+  cmp->add_option("--cluster-config", co->cluster_configs,
+                  "With --trace: a Megha and/or a PigeonC configuration of the same workers "
+                  "(comma-separated); policies run on its workers, megha* and pigeonc* on the "
+                  "configuration of their kind")
+      ->delimiter(',');
+  cmp->add_option("--profiles,-p", co->profiles,
+                  "Comma-separated policy names; with --trace also megha, pigeonc and their "
+                  "variants (orrery sim --list-profiles)")
+      ->required();
   cmp->add_option("--out,-o", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
       ->required();
   cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(cmp, &co->flags);
   table.push_back({cmp, [co] {
+                     if (co->scenario.empty() == co->trace.empty()) {
+                       throw InputError("give a scenario file or --trace FILE.tr (one of them)");
+                     }
+                     if (!co->trace.empty()) {
+                       return compare_trace(co->trace, co->cluster_configs,
+                                            split_list(co->profiles), co->flags, co->out, co->jobs);
+                     }
+                     if (!co->cluster_configs.empty()) {
+                       throw InputError(
+                           "--cluster-config: only with --trace (a scenario file "
+                           "describes its own cluster)");
+                     }
                      const std::string path = co->scenario;
                      return compare([path] { return sim::load_scenario(path); },
                                     split_list(co->profiles), co->flags, co->out, co->jobs,

@@ -6,10 +6,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/json.h"
 
 namespace orrery::cli {
 
@@ -22,6 +25,8 @@ using CommandTable = std::vector<Command>;
 
 // Registration functions, one per command file (cmd_*.cc). Add yours to kRegistrations in main.cc.
 void register_version(CLI::App& root, CommandTable& table);
+// What `orrery version` and `orrery --version` print.
+std::string version_text();
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
@@ -44,6 +49,8 @@ bool federated_sim_requested(const FederatedSimFlags& flags);
 int run_federated_sim(const FederatedSimFlags& flags, const std::string& trace,
                       const std::string& out, std::optional<uint64_t> seed, bool no_wall_clock,
                       bool quiet);
+// The lines `orrery sim --arch` prints about a finished Megha/PigeonC run written to `dir`.
+void print_federated_summary(const Json& summary, const std::string& dir);
 
 // A validator for seeds and other counts: the text must be a non-negative integer (CLI11 would
 // otherwise wrap "-1" into an unsigned option silently).
@@ -52,6 +59,11 @@ inline CLI::Validator non_negative_integer() {
       [](const std::string& text) -> std::string {
         if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
           return "expected a non-negative integer, got \"" + text + "\"";
+        // Seeds and counts are 64-bit: a larger number is an error, not silently clamped.
+        const std::string max = "18446744073709551615";
+        const std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size()));
+        if (digits.size() > max.size() || (digits.size() == max.size() && digits > max))
+          return "out of range: \"" + text + "\" is larger than " + max;
         return "";
       },
       "");

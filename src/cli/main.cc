@@ -2,9 +2,12 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/suggest.h"
 
 namespace orrery::cli {
 
@@ -25,12 +28,29 @@ const Registration kRegistrations[] = {
     register_federated, register_sim,    register_kubedsm,
 };
 
+// The first word is a command: an unknown one is an error with the closest command's name.
+void check_command(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::vector<std::string> names;
+  for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (s->get_name() == argv[1]) return;
+    names.push_back(s->get_name());
+  }
+  throw InputError("unknown command \"" + std::string(argv[1]) + "\"" +
+                   did_you_mean(argv[1], names) + "; run `orrery --help` for the list");
+}
+
 int run(int argc, char** argv) {
-  CLI::App app{"orrery: scheduling policies for Kubernetes clusters, simulated and real"};
-  app.require_subcommand(1);
+  CLI::App app{
+      "orrery: scheduling policies for Kubernetes clusters — simulated today; a real "
+      "cluster backend is planned"};
+  app.require_subcommand(0, 1);
   app.set_help_all_flag("--help-all", "Print help for every command");
+  bool version = false;
+  app.add_flag("--version", version, "Print the version and build information");
   CommandTable table;
   for (Registration r : kRegistrations) r(app, table);
+  check_command(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -41,10 +61,14 @@ int run(int argc, char** argv) {
     app.exit(e);
     return 1;
   }
+  if (version) {
+    std::cout << version_text();
+    return 0;
+  }
   for (const Command& c : table) {
     if (c.app->parsed()) return c.run();
   }
-  std::cerr << app.help();
+  std::cerr << app.help() << "\norrery: error: a command is required\n";
   return 1;
 }
 

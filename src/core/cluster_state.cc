@@ -197,6 +197,39 @@ void ClusterState::count_on_node(PodId id, NodeId node) {
   count_requests(spec, node, 1);
   pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
   node_pods_[node].push_back(id);
+  if (spec.has_pod_affinity_terms()) index_affinity(id);
+}
+
+void ClusterState::index_affinity(PodId id) {
+  const PodSpec& spec = *pods_[id].spec;
+  if (pod_affinity_slot_.size() < pods_.size()) {
+    pod_affinity_slot_.resize(pods_.size(), {kNotCounted, kNotCounted});
+  }
+  const bool member[2] = {spec.has_scoring_pod_affinity(), spec.has_required_pod_anti_affinity()};
+  for (int i = 0; i < 2; ++i) {
+    if (!member[i]) continue;
+    pod_affinity_slot_[id][i] = static_cast<uint32_t>(affinity_pods_[i].size());
+    affinity_pods_[i].push_back(id);
+  }
+}
+
+void ClusterState::unindex_affinity(PodId id) {
+  for (int i = 0; i < 2; ++i) {
+    const uint32_t slot = pod_affinity_slot_[id][i];
+    if (slot == kNotCounted) continue;
+    std::vector<PodId>& list = affinity_pods_[i];
+    const PodId last = list.back();
+    list[slot] = last;
+    pod_affinity_slot_[last][i] = slot;
+    list.pop_back();
+    pod_affinity_slot_[id][i] = kNotCounted;
+  }
+}
+
+void ClusterState::add_namespace(const std::string& name, LabelSet labels) {
+  if (!namespaces_.emplace(name, std::move(labels)).second) {
+    throw InputError("duplicate namespace \"" + name + "\"");
+  }
 }
 
 void ClusterState::uncount(PodId id) {
@@ -208,6 +241,7 @@ void ClusterState::uncount(PodId id) {
     uncount_group(g, node);
   }
   count_requests(spec, node, -1);
+  if (spec.has_pod_affinity_terms()) unindex_affinity(id);
   std::vector<PodId>& list = node_pods_[node];
   const PodId last = list.back();
   list[slot] = last;

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -97,6 +98,30 @@ class ClusterState {
   }
   int32_t group_count(GroupId g, NodeId node) const;
 
+  // ---- pods with inter-pod (anti-)affinity terms ----
+  // The counted pods (bound or assumed, not terminal) whose terms matter to other pods, kept
+  // incrementally so the InterPodAffinity plugin does not scan every pod when only a few have
+  // terms (upstream's HavePodsWithAffinityList / HavePodsWithRequiredAntiAffinityList). Unordered.
+  // Pods with a required affinity or a preferred (anti-)affinity term (PodSpec::
+  // has_scoring_pod_affinity: they score other pods; upstream's PodsWithAffinity also holds pods
+  // with only required anti-affinity, which score nothing):
+  const std::vector<PodId>& pods_with_scoring_affinity() const { return affinity_pods_[0]; }
+  // Pods with a required anti-affinity term (they filter other pods):
+  const std::vector<PodId>& pods_with_required_anti_affinity() const { return affinity_pods_[1]; }
+
+  // ---- namespaces ----
+  // Namespace objects (their labels, for pod affinity namespaceSelectors). A namespace without
+  // an object has no labels, as kube-scheduler treats a namespace it cannot find. Throws
+  // InputError for a duplicate name.
+  void add_namespace(const std::string& name, LabelSet labels);
+  // The labels of a namespace, or nullptr when there is no object for it.
+  const LabelSet* namespace_labels(std::string_view name) const {
+    auto it = namespaces_.find(name);
+    return it == namespaces_.end() ? nullptr : &it->second;
+  }
+  // Every namespace object, by name.
+  const std::map<std::string, LabelSet, std::less<>>& namespaces() const { return namespaces_; }
+
   // ---- pods ----
   // Adds a pod. A pod whose node_name names a known node is assigned to it (and counted unless it
   // is terminal); an unknown node_name throws InputError. Duplicate ns/name throws InputError.
@@ -131,6 +156,8 @@ class ClusterState {
 
  private:
   void count_on_node(PodId id, NodeId node);
+  void index_affinity(PodId id);
+  void unindex_affinity(PodId id);
   void add_requests(const PodSpec& spec, NodeId node, int64_t sign);
   // add_requests plus the scoring (non-zero) requests and a new node version.
   void count_requests(const PodSpec& spec, NodeId node, int64_t sign);
@@ -163,6 +190,11 @@ class ClusterState {
   std::vector<uint8_t> pod_alive_;
   std::vector<NodeId> pod_node_;
   std::vector<uint32_t> pod_slot_on_node_;  // index in node_pods_ when counted, else ~0
+  // pods_with_scoring_affinity / pods_with_required_anti_affinity, and each pod's index in them
+  // (~0 when not a member).
+  std::array<std::vector<PodId>, 2> affinity_pods_;
+  std::vector<std::array<uint32_t, 2>> pod_affinity_slot_;
+  std::map<std::string, LabelSet, std::less<>> namespaces_;
   std::vector<uint64_t> pod_serial_;
   std::vector<GroupId> pod_group_;
   std::unordered_map<std::string, GroupId> group_by_key_;

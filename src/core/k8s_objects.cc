@@ -1,6 +1,7 @@
 #include "core/k8s_objects.h"
 
 #include <bit>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -268,6 +269,197 @@ NodeAffinity read_node_affinity(const Ctx& c) {
   return a;
 }
 
+// k8s.io/apimachinery validation.IsValidLabelValue / IsQualifiedName (the checks
+// metav1.LabelSelectorAsSelector applies, so kube-scheduler's PreFilter would reject the pod).
+bool alnum(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
+bool label_name_ok(std::string_view s) {  // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], <= 63
+  if (s.size() > 63) return false;
+  if (s.empty()) return true;
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  for (char ch : s)
+    if (!alnum(ch) && ch != '-' && ch != '_' && ch != '.') return false;
+  return true;
+}
+bool dns_subdomain_ok(std::string_view s) {  // lowercase RFC 1123 subdomain, <= 253
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find('.', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::string_view part = s.substr(start, end - start);
+    if (part.empty() || part.size() > 63 || part.front() == '-' || part.back() == '-') return false;
+    for (char ch : part)
+      if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
+    start = end + 1;
+  }
+  return true;
+}
+void check_label_value(const Ctx& c, const std::string& v) {
+  if (label_name_ok(v)) return;
+  c.fail("invalid label value \"" + v +
+         "\": a valid label must be an empty string or consist of alphanumeric characters, '-', "
+         "'_' or '.', and must start and end with an alphanumeric character (at most 63)");
+}
+void check_label_key(const Ctx& c, const std::string& k) {
+  const size_t slash = k.find('/');
+  const std::string_view name =
+      slash == std::string::npos ? std::string_view(k) : std::string_view(k).substr(slash + 1);
+  const bool prefix_ok =
+      slash == std::string::npos || dns_subdomain_ok(std::string_view(k).substr(0, slash));
+  if (!name.empty() && label_name_ok(name) && prefix_ok) return;
+  c.fail("invalid label key \"" + k +
+         "\": expected an optional DNS subdomain prefix and '/', then a name of alphanumeric "
+         "characters, '-', '_' or '.' that starts and ends with an alphanumeric character (at "
+         "most 63)");
+}
+
+// A label selector of a pod (anti-)affinity term, with the key and value syntax checks.
+LabelSelector read_affinity_selector(const Ctx& c) {
+  LabelSelector s = read_label_selector(c);
+  Ctx ml = c.child("matchLabels");
+  if (ml.defined()) {
+    for (const std::string& k : ml.keys()) {
+      Ctx v = ml.child(k);
+      check_label_key(v, k);
+      check_label_value(v, v.defined() ? v.str() : std::string());
+    }
+  }
+  Ctx me = c.child("matchExpressions");
+  for (size_t i = 0; me.defined() && i < me.size(); ++i) {
+    Ctx r = me.item(i);
+    check_label_key(r.child("key"), r.child("key").str());
+    Ctx vs = r.child("values");
+    for (size_t j = 0; vs.defined() && j < vs.size(); ++j)
+      check_label_value(vs.item(j), vs.item(j).str());
+  }
+  return s;
+}
+
+void add_requirement_once(LabelSelector* s, StrId key, SelectorOp op, StrId value) {
+  for (const NodeSelectorRequirement& r : s->match_expressions) {
+    if (r.key == key && r.op == op && r.values.size() == 1 && r.values[0] == value) return;
+  }
+  s->match_expressions.push_back({key, op, {value}, 0, {}});
+}
+
+// v1.PodAffinityTerm, validated as the API server validates it; matchLabelKeys and
+// mismatchLabelKeys are merged into the selector with the pod's own label values.
+PodAffinityTerm read_pod_affinity_term(const Ctx& c, const LabelSet& pod_labels) {
+  c.expect_map();
+  PodAffinityTerm t;
+  Ctx sel = c.child("labelSelector");
+  if (sel.defined()) t.selector = read_affinity_selector(sel);
+  if (c.has("namespaces")) {
+    for (const std::string& n : c.child("namespaces").str_list()) t.namespaces.push_back(intern(n));
+  }
+  Ctx nsel = c.child("namespaceSelector");
+  if (nsel.defined()) t.namespace_selector = read_affinity_selector(nsel);
+  Ctx key = c.child("topologyKey");
+  const std::string k = key.defined() ? key.str() : std::string();
+  if (k.empty()) key.fail("must not be empty (a node label key such as kubernetes.io/hostname)");
+  check_label_key(key, k);
+  t.topology_key = intern(k);
+  auto keys = [&](const char* name, std::vector<StrId>* out) {
+    Ctx list = c.child(name);
+    if (!list.defined()) return;
+    const std::vector<std::string> ks = list.str_list();
+    if (!ks.empty() && !t.selector)
+      list.fail("must not be specified when labelSelector is not set");
+    for (size_t i = 0; i < ks.size(); ++i) {
+      check_label_key(list.item(i), ks[i]);
+      out->push_back(intern(ks[i]));
+    }
+  };
+  keys("matchLabelKeys", &t.match_label_keys);
+  keys("mismatchLabelKeys", &t.mismatch_label_keys);
+  for (size_t i = 0; i < t.mismatch_label_keys.size(); ++i) {
+    const StrId mk = t.mismatch_label_keys[i];
+    if (std::find(t.match_label_keys.begin(), t.match_label_keys.end(), mk) !=
+        t.match_label_keys.end()) {
+      c.child("mismatchLabelKeys")
+          .item(i)
+          .fail("\"" + std::string(interned(mk)) +
+                "\" exists in both matchLabelKeys and mismatchLabelKeys");
+    }
+  }
+  for (StrId mk : t.match_label_keys)
+    if (auto v = pod_labels.get(mk)) add_requirement_once(&*t.selector, mk, SelectorOp::kIn, *v);
+  for (StrId mk : t.mismatch_label_keys)
+    if (auto v = pod_labels.get(mk)) add_requirement_once(&*t.selector, mk, SelectorOp::kNotIn, *v);
+  return t;
+}
+
+// spec.affinity.podAffinity / podAntiAffinity.
+PodAffinityRules read_pod_affinity_rules(const Ctx& c, const LabelSet& pod_labels) {
+  PodAffinityRules a;
+  if (!c.defined()) return a;
+  c.expect_map();
+  Ctx req = c.child("requiredDuringSchedulingIgnoredDuringExecution");
+  if (req.defined()) {
+    req.expect_seq();
+    for (size_t i = 0; i < req.size(); ++i)
+      a.required.push_back(read_pod_affinity_term(req.item(i), pod_labels));
+  }
+  Ctx pref = c.child("preferredDuringSchedulingIgnoredDuringExecution");
+  if (pref.defined()) {
+    pref.expect_seq();
+    for (size_t i = 0; i < pref.size(); ++i) {
+      Ctx p = pref.item(i);
+      p.expect_map();
+      WeightedPodAffinityTerm t;
+      Ctx w = p.child("weight");
+      if (!w.defined()) p.fail("preferred term without a weight");
+      const int64_t weight = w.i64();
+      if (weight < 1 || weight > 100) w.fail("weight must be in 1..100");
+      t.weight = static_cast<int32_t>(weight);
+      Ctx term = p.child("podAffinityTerm");
+      if (!term.defined()) p.fail("preferred term without a podAffinityTerm");
+      t.term = read_pod_affinity_term(term, pod_labels);
+      a.preferred.push_back(std::move(t));
+    }
+  }
+  return a;
+}
+
+// Whether a namespaceSelector names labels (anything but {}), and where the first one is.
+bool names_labels(const std::optional<LabelSelector>& s) {
+  return s && !s->empty();
+}
+bool has_labelled_namespace_selector(const PodSpec& s) {
+  for (const PodAffinityRules* r : {&s.pod_affinity, &s.pod_anti_affinity}) {
+    for (const PodAffinityTerm& t : r->required)
+      if (names_labels(t.namespace_selector)) return true;
+    for (const WeightedPodAffinityTerm& t : r->preferred)
+      if (names_labels(t.term.namespace_selector)) return true;
+  }
+  return false;
+}
+std::string labelled_namespace_selector_where(const Ctx& spec) {
+  auto labelled = [](const Ctx& sel) {
+    return sel.defined() &&
+           ((sel.has("matchLabels") && sel.child("matchLabels").size() > 0) ||
+            (sel.has("matchExpressions") && sel.child("matchExpressions").size() > 0));
+  };
+  Ctx aff = spec.child("affinity");
+  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+    Ctx k = aff.child(kind);
+    if (!k.defined()) continue;
+    Ctx req = k.child("requiredDuringSchedulingIgnoredDuringExecution");
+    for (size_t i = 0; req.defined() && i < req.size(); ++i) {
+      Ctx sel = req.item(i).child("namespaceSelector");
+      if (labelled(sel)) return sel.where();
+    }
+    Ctx pref = k.child("preferredDuringSchedulingIgnoredDuringExecution");
+    for (size_t i = 0; pref.defined() && i < pref.size(); ++i) {
+      Ctx sel = pref.item(i).child("podAffinityTerm").child("namespaceSelector");
+      if (labelled(sel)) return sel.where();
+    }
+  }
+  return spec.where();
+}
+
 TopologySpreadConstraint read_spread(const Ctx& c) {
   c.expect_map();
   TopologySpreadConstraint t;
@@ -448,6 +640,8 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   if (aff.defined()) {
     aff.expect_map();
     s.node_affinity = read_node_affinity(aff.child("nodeAffinity"));
+    s.pod_affinity = read_pod_affinity_rules(aff.child("podAffinity"), s.labels);
+    s.pod_anti_affinity = read_pod_affinity_rules(aff.child("podAntiAffinity"), s.labels);
   }
   Ctx spread = c.child("topologySpreadConstraints");
   if (spread.defined()) {
@@ -539,6 +733,11 @@ Node parse_node(const YAML::Node& y, const std::string& source, const std::strin
 
 namespace {
 
+bool is_list_kind(const std::string& kind) {
+  return kind == "List" || kind == "NodeList" || kind == "PodList" || kind == "PriorityClassList" ||
+         kind == "NamespaceList";
+}
+
 struct Reader {
   const std::string& source;
   K8sObjects out;
@@ -552,7 +751,7 @@ struct Reader {
     Ctx kind_ctx = c.child("kind");
     if (!kind_ctx.defined() && list_kind.empty()) c.fail("object without a kind");
     std::string kind = kind_ctx.defined() ? kind_ctx.str() : list_kind;
-    if (kind == "List" || kind == "NodeList" || kind == "PodList" || kind == "PriorityClassList") {
+    if (is_list_kind(kind)) {
       Ctx items = c.child("items");
       if (!items.defined()) return;
       items.expect_seq();
@@ -564,6 +763,8 @@ struct Reader {
       pod(c);
     } else if (kind == "PriorityClass") {
       priority_class(c);
+    } else if (kind == "Namespace") {
+      namespace_object(c);
     } else {
       out.ignored_kinds[kind]++;
     }
@@ -611,6 +812,10 @@ struct Reader {
         Ctx{source, meta.node, c.path.empty() ? "metadata" : c.path + ".metadata", 0,
             c.line_offset},
         Ctx{source, spec.node, c.path.empty() ? "spec" : c.path + ".spec", 0, c.line_offset}));
+    if (out.labelled_namespace_selector.empty() && has_labelled_namespace_selector(*pp.spec)) {
+      out.labelled_namespace_selector = labelled_namespace_selector_where(
+          Ctx{source, spec.node, c.path.empty() ? "spec" : c.path + ".spec", 0, c.line_offset});
+    }
     pp.priority_given = spec.has("priority");
     if (!pp.priority_given && !pp.spec->priority_class_name.empty()) {
       pp.class_where = spec.child("priorityClassName").where();
@@ -630,6 +835,20 @@ struct Reader {
       p.phase = *phase;
     }
     pods.push_back(std::move(pp));
+  }
+
+  void namespace_object(const Ctx& c) {
+    Ctx meta = c.child("metadata");
+    if (!meta.defined() || !meta.has("name")) c.fail("Namespace without metadata.name");
+    meta.expect_map();
+    NamespaceObject ns;
+    ns.name = meta.child("name").str();
+    read_labels(meta.child("labels"), &ns.labels);
+    // The API server sets it on every namespace (v1.21+).
+    if (!ns.labels.get(std::string_view("kubernetes.io/metadata.name"))) {
+      ns.labels.set("kubernetes.io/metadata.name", ns.name);
+    }
+    out.namespaces.push_back(std::move(ns));
   }
 
   void priority_class(const Ctx& c) {
@@ -698,9 +917,7 @@ bool read_json_list(std::string_view text, const std::string& source, Reader& r)
   }
   if (!list || !list->kind || !list->items) return false;
   const std::string& kind = *list->kind;
-  if (kind != "List" && kind != "NodeList" && kind != "PodList" && kind != "PriorityClassList") {
-    return false;
-  }
+  if (!is_list_kind(kind)) return false;
   const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
   const std::vector<json::Span>& items = *list->items;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -744,14 +961,30 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
   for (auto& n : from.nodes) into.nodes.push_back(std::move(n));
   for (auto& p : from.pods) into.pods.push_back(std::move(p));
   for (auto& pc : from.priority_classes) into.priority_classes.push_back(std::move(pc));
+  for (auto& ns : from.namespaces) into.namespaces.push_back(std::move(ns));
+  if (into.labelled_namespace_selector.empty()) {
+    into.labelled_namespace_selector = std::move(from.labelled_namespace_selector);
+  }
   for (auto& [k, v] : from.ignored_kinds) into.ignored_kinds[k] += v;
 }
 
 ClusterState build_cluster(const K8sObjects& objects) {
   ClusterState state;
+  for (const NamespaceObject& ns : objects.namespaces) state.add_namespace(ns.name, ns.labels);
   for (const Node& n : objects.nodes) state.add_node(n);
   for (const Pod& p : objects.pods) state.add_pod(p);
   return state;
+}
+
+std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
+  std::vector<std::string> out;
+  if (objects.namespaces.empty() && !objects.labelled_namespace_selector.empty()) {
+    out.push_back(objects.labelled_namespace_selector +
+                  ": namespaceSelector names namespace labels, but the input has no Namespace "
+                  "objects: every namespace is taken to have no labels (add them, e.g. kubectl "
+                  "get namespaces -o yaml)");
+  }
+  return out;
 }
 
 }  // namespace orrery

@@ -1,5 +1,5 @@
-// Reading Kubernetes objects (Node, Pod, PriorityClass) from YAML or JSON: single objects,
-// multi-document YAML, and `kind: List` / NodeList / PodList as printed by
+// Reading Kubernetes objects (Node, Pod, PriorityClass, Namespace) from YAML or JSON: single
+// objects, multi-document YAML, and `kind: List` / NodeList / PodList as printed by
 // `kubectl get nodes,pods -o yaml|json`. Unknown fields are ignored; malformed fields are errors
 // naming the file, line and field path ("snap.yaml:42: items[3].spec.containers[0].resources.
 // requests.cpu: invalid quantity ...").
@@ -12,6 +12,10 @@
 // as upstream sees them. Pod priority comes
 // from spec.priority, else from the named PriorityClass in the same input (or the built-in
 // system-cluster-critical / system-node-critical), else the globalDefault class, else 0.
+// Pod (anti-)affinity terms get their matchLabelKeys / mismatchLabelKeys merged into the label
+// selector (key In / NotIn the pod's value) as the API server does at creation; a term already
+// holding the merged requirement (a dump of a real cluster) is not changed. Namespaces get the
+// kubernetes.io/metadata.name label the API server sets.
 #pragma once
 
 #include <map>
@@ -40,11 +44,20 @@ struct PriorityClass {
   bool preempt_never = false;
 };
 
+struct NamespaceObject {
+  std::string name;
+  LabelSet labels;
+};
+
 struct K8sObjects {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
   std::vector<PriorityClass> priority_classes;
+  std::vector<NamespaceObject> namespaces;
   std::map<std::string, int> ignored_kinds;  // kind → count of objects skipped
+  // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
+  // or "" (see k8s_warnings).
+  std::string labelled_namespace_selector;
 };
 
 // Reads objects from a file; throws InputError on unreadable files or malformed content.
@@ -55,9 +68,14 @@ K8sObjects parse_k8s_objects(std::string_view text, const std::string& source);
 // Appends another file's objects (e.g. a cluster snapshot plus a separate pod file).
 void merge_into(K8sObjects& into, K8sObjects&& from);
 
-// Builds a cluster state from the objects (nodes first, then pods). Throws InputError on
-// duplicates or pods bound to unknown nodes.
+// Builds a cluster state from the objects (namespaces and nodes first, then pods). Throws
+// InputError on duplicates or pods bound to unknown nodes.
 ClusterState build_cluster(const K8sObjects& objects);
+
+// Warnings about the (merged) objects: a namespaceSelector that names labels while the input has
+// no Namespace objects (every namespace is then taken to have no labels, as kube-scheduler does
+// for a namespace it cannot find). At most one line per kind of problem.
+std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is
 // the location prefix for error messages ("file:line: path").

@@ -119,6 +119,7 @@ struct LabelSelector {
   LabelSet match_labels;
   std::vector<NodeSelectorRequirement> match_expressions;
   bool matches(const LabelSet& labels) const;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 
 // apimachinery validation.IsValidLabelValue: the error messages ("" when valid).

@@ -70,6 +70,32 @@ struct TopologySpreadConstraint {
   std::vector<StrId> match_label_keys;
 };
 
+// One pod (anti-)affinity term (v1.PodAffinityTerm). The loader merges matchLabelKeys /
+// mismatchLabelKeys into `selector` (key In / NotIn the pod's own value), as the API server does
+// when the pod is created; the key lists are kept for reference.
+struct PodAffinityTerm {
+  std::optional<LabelSelector> selector;            // absent (null): matches no pod
+  std::vector<StrId> namespaces;                    // as listed
+  std::optional<LabelSelector> namespace_selector;  // absent: none; {}: every namespace
+  StrId topology_key = kNoStr;
+  std::vector<StrId> match_label_keys;
+  std::vector<StrId> mismatch_label_keys;
+  // Namespaces default to the pod's own when neither a list nor a selector is given.
+  bool own_namespace_only() const { return namespaces.empty() && !namespace_selector; }
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;  // 1..100
+  PodAffinityTerm term;
+};
+
+// spec.affinity.podAffinity or .podAntiAffinity.
+struct PodAffinityRules {
+  std::vector<PodAffinityTerm> required;
+  std::vector<WeightedPodAffinityTerm> preferred;
+  bool empty() const { return required.empty() && preferred.empty(); }
+};
+
 struct PodSpec {
   LabelSet labels;
   LabelSet annotations;
@@ -88,6 +114,8 @@ struct PodSpec {
   std::vector<Toleration> tolerations;
   NodeAffinity node_affinity;
   std::vector<TopologySpreadConstraint> topology_spread;
+  PodAffinityRules pod_affinity;
+  PodAffinityRules pod_anti_affinity;
   uint64_t constraints = 0;  // orrery.io/constraints: machine constraints the task requires
 
   // Derived by finalize().
@@ -100,6 +128,17 @@ struct PodSpec {
   // What the pod adds to its node's non-zero cpu/memory (ClusterState::nonzero_requested).
   int64_t node_nonzero_cpu = 0;
   int64_t node_nonzero_memory = 0;
+
+  bool has_pod_affinity_terms() const {
+    return !pod_affinity.empty() || !pod_anti_affinity.empty();
+  }
+  // Terms that count toward other pods' InterPodAffinity scores (required affinity, through
+  // hardPodAffinityWeight, and preferred terms) and required anti-affinity terms (which filter
+  // other pods).
+  bool has_scoring_pod_affinity() const {
+    return !pod_affinity.empty() || !pod_anti_affinity.preferred.empty();
+  }
+  bool has_required_pod_anti_affinity() const { return !pod_anti_affinity.required.empty(); }
 
   // Computes the derived fields; call after filling the spec in.
   void finalize();

@@ -52,6 +52,14 @@ struct ClusterEvent {
   std::string_view reason = {};
 };
 
+// Deletion reasons with a meaning for everyone who watches: a pod deleted with a reason that
+// starts with kMigrationReason is being moved (its replacement is the same replica, migrated), so
+// controllers and recorders count a migration, not a failure or restart.
+inline constexpr std::string_view kMigrationReason = "migration";
+inline bool is_migration(std::string_view reason) {
+  return reason.substr(0, kMigrationReason.size()) == kMigrationReason;
+}
+
 // A change to a pod. `spec` edits a copy of the pod's spec (labels, annotations, container images,
 // requests); the backend finalizes it. `scheduling_gates` replaces the pod's gates.
 struct PodUpdate {

@@ -73,5 +73,12 @@ Status Plugin::bind(const CycleContext&, NodeId, ClusterBackend&) {
 }
 void Plugin::post_bind(const CycleContext&, NodeId) {}
 void Plugin::on_event(const ClusterEvent&) {}
+QueueingHint Plugin::queueing_hint(const QueueEvent&, const ClusterState&,
+                                   const PodClassKey&) const {
+  return QueueingHint::kQueue;
+}
+uint64_t Plugin::class_salt(const ClusterState&, PodId) const {
+  return kUniqueClass;
+}
 
 }  // namespace orrery::fw

@@ -17,6 +17,7 @@
 #include "framework/backend.h"
 #include "framework/cycle.h"
 #include "framework/diagnosis.h"
+#include "framework/queueing_hint.h"
 #include "framework/status.h"
 
 namespace orrery::fw {
@@ -46,6 +47,8 @@ struct QueuedPod {
   int64_t timestamp_us = 0;  // when it (re-)entered the active queue
   int attempts = 0;
   NodeId nominated_node = kNoNode;
+  // Requeue-all mode only: a retry that counts for nothing if it fails (framework/queue.h).
+  bool probe = false;
 };
 
 // Services the framework offers PostFilter plugins (preemption) for what-if evaluation.
@@ -75,6 +78,9 @@ struct PostFilterResult {
   // The pod's earlier nomination no longer holds (upstream: a result with an empty nominated node
   // name, e.g. when preemption found no candidate).
   bool clear_nomination = false;
+  // A failure that only the filters' verdicts can change (e.g. no node where removing pods could
+  // help): the queue's hints then need not wake the pod for this plugin.
+  bool filters_decide = false;
 };
 
 class Plugin {
@@ -141,6 +147,20 @@ class Plugin {
 
   // Every cluster event the scheduler observes (for plugins that keep their own state).
   virtual void on_event(const ClusterEvent& event);
+
+  // Queueing hints (upstream's EventsToRegister + QueueingHintFn), asked for PreFilter, Filter
+  // and PostFilter plugins: may `event` make the pods of class `waiting` (waiting.spec is set),
+  // which this plugin rejected (on some node, or at PreFilter/PostFilter), schedulable? `state`
+  // is the state after the event. kSkip must be provable: the event cannot change this plugin's
+  // verdict for those pods on any node. Default: kQueue.
+  virtual QueueingHint queueing_hint(const QueueEvent& event, const ClusterState& state,
+                                     const PodClassKey& waiting) const;
+  // Equivalence classes (framework/queueing_hint.h): what this PreFilter/Filter/PostFilter plugin
+  // reads of a pending pod beyond its spec and namespace, as a number: 0 when nothing (pods of one
+  // spec are interchangeable for it), kUniqueClass when it cannot say (the pod is put in a class
+  // of its own). Default: kUniqueClass.
+  static constexpr uint64_t kUniqueClass = ~uint64_t{0};
+  virtual uint64_t class_salt(const ClusterState& state, PodId pod) const;
 };
 
 }  // namespace orrery::fw

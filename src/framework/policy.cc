@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/stats.h"
+#include "core/suggest.h"
 
 namespace orrery::fw {
 
@@ -55,15 +56,17 @@ const std::string& PolicyRegistry::description(const std::string& name) const {
   return entries_.at(name).description;
 }
 
+std::string PolicyRegistry::unknown(const std::string& name) const {
+  std::string known;
+  for (const auto& [k, v] : entries_) known += (known.empty() ? "" : ", ") + k;
+  return "unknown scheduling policy \"" + name + "\"" + did_you_mean(name, names()) +
+         " (known: " + (known.empty() ? "none" : known) + ")";
+}
+
 std::unique_ptr<Component> PolicyRegistry::create(const std::string& name,
                                                   PolicyContext& ctx) const {
   auto it = entries_.find(name);
-  if (it == entries_.end()) {
-    std::string known;
-    for (const auto& [k, v] : entries_) known += (known.empty() ? "" : ", ") + k;
-    throw InputError("unknown scheduling policy \"" + name +
-                     "\" (known: " + (known.empty() ? "none" : known) + ")");
-  }
+  if (it == entries_.end()) throw InputError(unknown(name));
   return it->second.factory(ctx);
 }
 

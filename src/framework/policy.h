@@ -81,6 +81,8 @@ class PolicyRegistry {
   bool has(const std::string& name) const { return entries_.count(name) != 0; }
   // Throws InputError naming the known policies when `name` is unknown.
   std::unique_ptr<Component> create(const std::string& name, PolicyContext& ctx) const;
+  // The message for an unknown name: the closest known name and the list.
+  std::string unknown(const std::string& name) const;
   std::vector<std::string> names() const;
   const std::string& description(const std::string& name) const;
 

@@ -1,5 +1,7 @@
 #include "framework/reservations.h"
 
+#include <algorithm>
+
 namespace orrery::fw {
 
 ReservationId Reservations::add(Reservation r) {
@@ -14,9 +16,17 @@ ReservationId Reservations::add(Reservation r) {
 void Reservations::remove(ReservationId id) {
   auto it = key_of_.find(id);
   if (it == key_of_.end()) return;
-  by_key_.erase(it->second);
+  auto r = by_key_.find(it->second);
+  const Reservation gone = std::move(r->second);
+  if (gone.kind == ReservationKind::kNomination) {
+    auto n = nomination_of_.find(gone.holder);
+    if (n != nomination_of_.end() && n->second == id) nomination_of_.erase(n);
+  }
+  by_key_.erase(r);
   key_of_.erase(it);
   ++version_;
+  if (gone.kind != ReservationKind::kNomination)
+    for (Listener* l : std::vector<Listener*>(listeners_)) l->on_released(gone);
 }
 
 void Reservations::remove_owned(ReservationKind kind, uint64_t owner) {
@@ -45,22 +55,28 @@ NodeId Reservations::nominated_node(uint64_t serial) const {
 
 void Reservations::clear_nomination(uint64_t serial) {
   auto it = nomination_of_.find(serial);
-  if (it == nomination_of_.end()) return;
-  remove(it->second);
-  nomination_of_.erase(it);
+  if (it != nomination_of_.end()) remove(it->second);
 }
 
-void Reservations::clear_nominations_below(NodeId node, int32_t below) {
-  std::vector<uint64_t> drop;
-  for (const auto& [serial, id] : nomination_of_) {
+const Reservation* Reservations::nomination(uint64_t serial) const {
+  auto it = nomination_of_.find(serial);
+  return it == nomination_of_.end() ? nullptr : &by_key_.at(key_of_.at(it->second));
+}
+
+std::vector<uint64_t> Reservations::nominations_on(NodeId node, int32_t below) const {
+  std::vector<uint64_t> out;
+  for (const auto& [serial, id] : nomination_of_) {  // std::map: ascending serials
     const Reservation& r = by_key_.at(key_of_.at(id));
-    if (r.node == node && r.priority < below) drop.push_back(serial);
+    if (r.node == node && r.priority < below) out.push_back(serial);
   }
-  for (uint64_t s : drop) clear_nomination(s);
+  return out;
+}
+
+void Reservations::remove_listener(Listener* l) {
+  listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), l), listeners_.end());
 }
 
 void Reservations::forget_pod(uint64_t serial) {
-  clear_nomination(serial);
   std::vector<ReservationId> drop;
   for (auto it = by_key_.lower_bound({serial, 0}); it != by_key_.end() && it->first.first == serial;
        ++it)
@@ -69,17 +85,10 @@ void Reservations::forget_pod(uint64_t serial) {
 }
 
 void Reservations::forget_node(NodeId node) {
-  std::vector<std::pair<uint64_t, ReservationId>> drop;
+  std::vector<ReservationId> drop;
   for (const auto& [key, r] : by_key_)
-    if (r.node == node)
-      drop.push_back({r.kind == ReservationKind::kNomination ? r.holder : 0, key.second});
-  for (const auto& [serial, id] : drop) {
-    if (serial != 0) {
-      clear_nomination(serial);
-    } else {
-      remove(id);
-    }
-  }
+    if (r.node == node) drop.push_back(key.second);
+  for (ReservationId id : drop) remove(id);
 }
 
 void Reservations::apply(ClusterState& st, uint64_t serial, int32_t priority, NodeId only_node,

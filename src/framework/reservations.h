@@ -53,8 +53,15 @@ class Reservations {
   // The node a pod is nominated to, or kNoNode.
   NodeId nominated_node(uint64_t serial) const;
   void clear_nomination(uint64_t serial);
-  // Drops nominations of pods with priority < `below` on `node` (upstream prepareCandidate).
-  void clear_nominations_below(NodeId node, int32_t below);
+  // The pod's nomination, or nullptr.
+  const Reservation* nomination(uint64_t serial) const;
+  // Serials (ascending) of the pods nominated to `node`: all, or those with priority < `below`
+  // (whose nominations a preemptor of priority `below` takes over, upstream prepareCandidate).
+  std::vector<uint64_t> nominations_on(NodeId node,
+                                       int32_t below = std::numeric_limits<int32_t>::max()) const;
+  std::vector<uint64_t> nominations_below(NodeId node, int32_t below) const {
+    return nominations_on(node, below);
+  }
   bool has_nominations() const { return !nomination_of_.empty(); }
 
   // The pod is gone: drops what is held for it.
@@ -79,6 +86,16 @@ class Reservations {
              Applied* applied) const;
   static void release(ClusterState& state, const Applied& applied);
 
+  // Told of every reservation removed that is not a nomination (a plan's or a capacity
+  // reservation): its room is free again. Nominations are their schedulers' own business.
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    virtual void on_released(const Reservation& r) = 0;
+  };
+  void add_listener(Listener* l) { listeners_.push_back(l); }
+  void remove_listener(Listener* l);
+
   template <class F>
   void for_each(F&& f) const {
     for (const auto& [key, r] : by_key_) f(key.second, r);
@@ -89,6 +106,7 @@ class Reservations {
   std::map<Key, Reservation> by_key_;
   std::map<ReservationId, Key> key_of_;
   std::map<uint64_t, ReservationId> nomination_of_;  // pod serial → its nomination
+  std::vector<Listener*> listeners_;
   ReservationId next_id_ = 1;
   uint64_t version_ = 0;
 };

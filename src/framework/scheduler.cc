@@ -50,6 +50,12 @@ bool add_weighted(const int64_t* ps, int64_t w, int64_t* tot, size_t n, int64_t*
                          std::to_string(score) + " out of [0, 100]");
 }
 
+constexpr uint64_t kMaskPlugins = Scheduler::kMaskNoNodes - 1;
+
+uint64_t plugin_bit(size_t index) {
+  return index < 62 ? uint64_t{1} << index : Scheduler::kMaskAny;
+}
+
 std::vector<uint16_t> filter_indices(const Profile& p) {
   std::vector<uint16_t> out;
   for (Plugin* f : p.filter) out.push_back(static_cast<uint16_t>(p.index_of(f)));
@@ -110,11 +116,21 @@ Scheduler::Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profil
     profile_by_name_[name] = p.get();
     filter_index_[p.get()] = filter_indices(*p);
   }
+  queue_.set_hint_fn([this](const PodClassKey& key, uint64_t mask, const QueueEvent& event) {
+    return hint(key, mask, event);
+  });
   backend_.add_listener(this);
+  reservations_->add_listener(this);
 }
 
 Scheduler::~Scheduler() {
+  reservations_->remove_listener(this);
   backend_.remove_listener(this);
+}
+
+void Scheduler::on_released(const Reservation& r) {
+  // A plan's or a capacity reservation ended: its room is free for the pods it blocked.
+  queue_event(QueueEvent::kNominationCleared, r.node, kNoPod, r.priority, backend_.now_us());
 }
 
 Profile* Scheduler::profile_for(const Pod& pod) const {
@@ -129,6 +145,84 @@ void Scheduler::enqueue_pending() {
     if (st.pod_node(p) != kNoNode || is_terminal(pod.phase) || !profile_for(pod)) continue;
     admit(p, st.pod_serial(p), pod.creation_us);
   }
+}
+
+PodClassKey Scheduler::class_key(PodId id, uint64_t serial) const {
+  const ClusterState& st = backend_.state();
+  const Pod& pod = st.pod(id);
+  Profile* prof = profile_for(pod);
+  if (!prof) return PodClassKey::unique(serial);
+  PodClassKey k;
+  k.spec = pod.spec.get();
+  if (pod.ns != ns_cache_) {
+    ns_cache_ = pod.ns;
+    ns_cache_id_ = intern(pod.ns);
+  }
+  k.ns = ns_cache_id_;
+  if (reservations_->nominated_node(serial) != kNoNode) k.nominated = serial;
+  ClassPlugins& cp = class_plugins_[prof];
+  const size_t count = prof->pre_filter.size() + prof->filter.size() + prof->post_filter.size();
+  if (cp.count != count) {  // first use, or the profile changed
+    cp.plugins.clear();
+    for (const auto* list : {&prof->pre_filter, &prof->filter, &prof->post_filter}) {
+      for (const Plugin* p : *list) {
+        const auto idx = static_cast<uint16_t>(prof->index_of(p));
+        if (std::none_of(cp.plugins.begin(), cp.plugins.end(),
+                         [&](const auto& e) { return e.first == idx; })) {
+          cp.plugins.emplace_back(idx, p);
+        }
+      }
+    }
+    std::sort(cp.plugins.begin(), cp.plugins.end());
+    cp.count = count;
+  }
+  for (const auto& [idx, p] : cp.plugins) {
+    const uint64_t salt = p->class_salt(st, id);
+    if (salt == 0) continue;
+    if (salt == Plugin::kUniqueClass || k.salt_plugin != 0) {  // a class of its own
+      k.salt_plugin = PodClassKey::kUniqueSalt;
+      k.salt = serial;
+      return k;
+    }
+    k.salt_plugin = idx + 1u;
+    k.salt = salt;
+  }
+  return k;
+}
+
+bool Scheduler::hint(const PodClassKey& key, uint64_t mask, const QueueEvent& event) const {
+  if (mask & kMaskAny) return true;
+  if ((mask & kMaskNoNodes) && event.kind == QueueEvent::kNodeAdded) return true;
+  if (!key.spec) return true;
+  auto it = profile_by_name_.find(key.spec->scheduler_name);
+  if (it == profile_by_name_.end()) return true;
+  const Profile& prof = *it->second;
+  for (uint64_t m = mask & kMaskPlugins; m != 0; m &= m - 1) {
+    const auto i = static_cast<size_t>(__builtin_ctzll(m));
+    if (i >= prof.plugins.size() ||
+        prof.plugins[i]->queueing_hint(event, backend_.state(), key) == QueueingHint::kQueue) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Scheduler::queue_event(QueueEvent::Kind kind, NodeId node, PodId pod, int32_t priority,
+                            int64_t now_us) {
+  queue_.on_event({kind, node, pod, priority}, now_us);
+}
+
+void Scheduler::drop_nomination(uint64_t serial) {
+  const Reservation* r = reservations_->nomination(serial);
+  if (!r) return;
+  const Reservation n = *r;
+  reservations_->clear_nomination(serial);
+  const ClusterState& st = backend_.state();
+  const int64_t now = backend_.now_us();
+  if (queue_.contains(serial) && st.pod_alive(n.pod) && st.pod_serial(n.pod) == serial) {
+    queue_.reclassify(serial, class_key(n.pod, serial), now);
+  }
+  queue_event(QueueEvent::kNominationCleared, n.node, kNoPod, n.priority, now);
 }
 
 bool Scheduler::has_ready_pod() {
@@ -153,12 +247,23 @@ std::optional<ScheduleOutcome> Scheduler::schedule_next() {
   queue_.flush_unschedulable_leftover(now);
   std::optional<QueuedPod> qp = queue_.pop(now);
   if (!qp) return std::nullopt;
-  return schedule_cycle(*qp);
+  if (!qp->probe) return schedule_cycle(*qp);
+  // A requeue-all probe: when it fails it leaves no trace, not even in the random stream or the
+  // node rotation (a skipped retry in the hints mode changes neither).
+  const Rng rng = rng_;
+  const size_t start = next_start_node_index_;
+  ScheduleOutcome o = schedule_cycle(*qp);
+  if (!o.counted) {
+    rng_ = rng;
+    next_start_node_index_ = start;
+  }
+  return o;
 }
 
 std::vector<ScheduleOutcome> Scheduler::run_until_idle() {
   std::vector<ScheduleOutcome> out;
-  while (auto o = schedule_next()) out.push_back(std::move(*o));
+  while (auto o = schedule_next())
+    if (o->counted) out.push_back(std::move(*o));
   return out;
 }
 
@@ -333,26 +438,30 @@ bool Scheduler::bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node
     if (st.pod_alive(cycle.pod_id) && st.pod_node(cycle.pod_id) == node) st.unassign(cycle.pod_id);
     return false;
   }
+  // PreBind and later see the pod as it is now (a Mutate plugin may have given it a new spec).
+  const CycleContext now{cycle.state,  cycle.pod_id, cycle.pod,           *cycle.pod.spec,
+                         cycle.now_us, cycle.rng,    cycle.nominated_node};
   for (Plugin* p : prof.pre_bind) {
-    Status s = p->pre_bind(cycle, node);
+    Status s = p->pre_bind(now, node);
     if (!s.is_ok()) return fail(prof.reserve.size(), s);
   }
   bool bound = false;
   for (Plugin* p : prof.bind) {
-    Status s = p->bind(cycle, node, backend_);
+    Status s = p->bind(now, node, backend_);
     if (s.is_skip()) continue;
     if (!s.is_ok()) return fail(prof.reserve.size(), s);
     bound = true;
     break;
   }
   if (!bound) backend_.bind(cycle.pod_id, node);
-  for (Plugin* p : prof.post_bind) p->post_bind(cycle, node);
+  for (Plugin* p : prof.post_bind) p->post_bind(now, node);
   return true;
 }
 
 bool Scheduler::mutate(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why) {
-  // The cycle refers to the pod's current spec: keep it alive while the pod gets a new one.
-  const std::shared_ptr<const PodSpec> keep = backend_.state().pod(cycle.pod_id).spec;
+  // The cycle's context refers to the spec the pod had when the cycle started: keep it alive
+  // until the next mutation, as the pod gets a new one (the rest of the cycle may still read it).
+  mutated_from_ = backend_.state().pod(cycle.pod_id).spec;
   for (Plugin* p : prof.mutate) {
     std::optional<PodUpdate> u = p->mutate(cycle, node);
     if (!u) continue;
@@ -378,7 +487,7 @@ bool Scheduler::admit(PodId pod, uint64_t serial, int64_t timestamp_us) {
     }
   }
   gated_.erase(serial);
-  queue_.add({pod, serial, p.spec->priority, timestamp_us, 0, kNoNode});
+  queue_.add({pod, serial, p.spec->priority, timestamp_us, 0, kNoNode}, class_key(pod, serial));
   return true;
 }
 
@@ -394,8 +503,11 @@ void Scheduler::on_pod_updated(const ClusterEvent& e) {
     admit(e.pod, e.pod_serial, e.time_us);  // gates may be gone now
     return;
   }
-  // A queued pod's change may make it schedulable (e.g. smaller requests).
-  queue_.move_all_to_active_or_backoff(e.time_us);
+  // The pod itself may now belong to another class (a new spec); and a change of labels may
+  // matter to other pods' filters (spreading): an event the hints cannot judge.
+  if (queue_.contains(e.pod_serial))
+    queue_.reclassify(e.pod_serial, class_key(e.pod, e.pod_serial), e.time_us);
+  queue_event(QueueEvent::kAll, kNoNode, e.pod, 0, e.time_us);
 }
 
 ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
@@ -410,25 +522,45 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
             .count();
     return out;
   };
+  // A failed probe: nothing happened (framework/queue.h).
+  auto probe_failed = [&]() -> ScheduleOutcome {
+    queue_.restore_probe(qp.serial);
+    out.message.clear();
+    out.counted = false;
+    return finish();
+  };
   if (!st.pod_alive(qp.pod) || st.pod_serial(qp.pod) != qp.serial ||
       st.pod_node(qp.pod) != kNoNode) {
     out.message = "pod no longer pending";
+    if (qp.probe) {
+      queue_.remove(qp.serial);
+      out.counted = false;
+    }
     return finish();
   }
   const Pod& pod = st.pod(qp.pod);
   Profile* prof = profile_for(pod);
   if (!prof) {
     out.message = "no profile for schedulerName " + std::string(interned(pod.spec->scheduler_name));
+    if (qp.probe) {
+      queue_.remove(qp.serial);
+      out.counted = false;
+    }
     return finish();
   }
   if (pod.terminating) {
     // Upstream skipPodSchedule: a pod being deleted is dropped from the queue, not scheduled.
     out.message = "skip schedule deleting pod: " + pod.key();
+    if (qp.probe) {
+      queue_.remove(qp.serial);
+      out.counted = false;
+    }
     return finish();
   }
   if (st.node_count() == 0) {
+    if (qp.probe) return probe_failed();
     out.message = "no nodes available to schedule pods";  // upstream ErrNoNodesAvailable
-    queue_.add_unschedulable(qp, backend_.now_us());
+    queue_.add_unschedulable(qp, backend_.now_us(), class_key(qp.pod, qp.serial), kMaskNoNodes);
     return finish();
   }
   NodeId nominated = reservations_->nominated_node(qp.serial);
@@ -439,6 +571,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
   // PreFilter.
   std::optional<std::vector<NodeId>> only;
   std::vector<std::string> narrowed_by;
+  uint64_t mask = 0;  // the plugins that rejected the pod, for the queue's hints
   skipped_filters_.clear();
   Status pre_status;
   for (Plugin* p : prof->pre_filter) {
@@ -451,9 +584,11 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     if (!s.is_ok()) {
       if (s.plugin.empty()) s.plugin = std::string(p->name());
       pre_status = s;
+      mask |= plugin_bit(prof->index_of(p));
       break;
     }
     if (narrowed) {
+      mask |= plugin_bit(prof->index_of(p));
       narrowed_by.emplace_back(p->name());
       if (!only) {
         only = std::move(narrowed);
@@ -496,8 +631,9 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
 
   if (n == 0) {
     diag.num_all_nodes = st.node_count();
+    for (const Rejection& r : rejections_.items()) mask |= plugin_bit(r.plugin);
     if (pre_status.is_ok()) {
-      describe(*prof, rejections_, &diag);
+      if (options_.failure_messages) describe(*prof, rejections_, &diag);
       if (only && only->size() < st.node_count()) {
         // Nodes excluded by a PreFilter result.
         std::sort(narrowed_by.begin(), narrowed_by.end());
@@ -517,27 +653,46 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     // orrery ships returns, would make every node a candidate there).
     {
       Handle handle(*this, *prof);
+      bool what_if = false;  // some PostFilter's verdict depends on more than the filters'
       for (Plugin* p : prof->post_filter) {
         PostFilterResult r = p->post_filter(cycle, handle, rejections_);
+        if (!r.filters_decide) {
+          mask |= plugin_bit(prof->index_of(p));
+          what_if = true;
+        }
         if (!r.message.empty()) diag.post_filter_message = r.message;
-        if (r.clear_nomination) reservations_->clear_nomination(qp.serial);
+        if (r.clear_nomination && !qp.probe) drop_nomination(qp.serial);
         if (r.status.is_ok() && r.nominated_node != kNoNode) {
           out.nominated_node = r.nominated_node;
           out.victims = r.victims;
           break;
         }
       }
+      // Preemption's what-if runs every filter the pod did not skip: any of them may change it.
+      if (what_if) {
+        for (const auto* list : {&prof->pre_filter, &prof->filter}) {
+          for (Plugin* p : *list) {
+            if (std::find(skipped_filters_.begin(), skipped_filters_.end(), p) ==
+                skipped_filters_.end()) {
+              mask |= plugin_bit(prof->index_of(p));
+            }
+          }
+        }
+      }
     }
-    out.message = diag.message();
+    if (qp.probe && out.nominated_node == kNoNode) return probe_failed();
+    if (options_.failure_messages) out.message = diag.message();
     qp.nominated_node = out.nominated_node;
     if (out.nominated_node != kNoNode) {
       // Lower-priority pods nominated to the same node may no longer fit there: drop their
       // nominations (upstream prepareCandidate).
-      reservations_->clear_nominations_below(out.nominated_node, qp.priority);
+      for (uint64_t serial : reservations_->nominations_below(out.nominated_node, qp.priority))
+        drop_nomination(serial);
       reservations_->nominate(qp.serial, qp.pod, out.nominated_node, qp.priority);
     }
+    if (mask == 0) mask = kMaskAny;
     // Queue the pod before deleting victims: their deletion events move it back to active.
-    queue_.add_unschedulable(qp, backend_.now_us());
+    queue_.add_unschedulable(qp, backend_.now_us(), class_key(qp.pod, qp.serial), mask);
     const std::string preemptor = pod.key();
     for (PodId v : out.victims) {
       if (st.pod_alive(v)) backend_.delete_pod(v, "preempted by " + preemptor);
@@ -558,7 +713,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
       // unschedulable pods (retried on cluster events or the periodic flush) — on a static
       // snapshot the result is the same, without retrying forever.
       out.message = why;
-      queue_.add_unschedulable(qp, backend_.now_us());
+      queue_.add_unschedulable(qp, backend_.now_us(), class_key(qp.pod, qp.serial), kMaskAny);
       return finish();
     }
     // totals_ leave out the plugins whose score is the same on every node (uniform_score): a
@@ -597,12 +752,17 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
   if (!bind_cycle(*prof, cycle, chosen, &why)) {
     forget_in_flight(qp.serial);
     out.message = why;
-    queue_.add_unschedulable(qp, backend_.now_us());
+    // Any event may help a pod that failed after a node was chosen.
+    queue_.add_unschedulable(qp, backend_.now_us(), class_key(qp.pod, qp.serial), kMaskAny);
     return finish();
   }
-  reservations_->clear_nomination(qp.serial);
+  if (qp.probe) queue_.remove(qp.serial);  // the probe was wrong: the pod is placed all the same
   out.scheduled = true;
   out.node = chosen;
+  // The assumed pod now counts on its node (upstream's AssignedPodAdd); a preemptor placed
+  // anywhere frees what its nomination set aside.
+  queue_event(QueueEvent::kPodAssigned, chosen, qp.pod, qp.priority, backend_.now_us());
+  drop_nomination(qp.serial);
   return finish();
 }
 
@@ -690,54 +850,88 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   return out;
 }
 
-void Scheduler::forget_in_flight(uint64_t serial) {
+bool Scheduler::forget_in_flight(uint64_t serial) {
   for (size_t i = 0; i < in_flight_.size(); ++i) {
     if (in_flight_[i].serial == serial) {
       in_flight_[i] = in_flight_.back();
       in_flight_.pop_back();
-      return;
+      return true;
     }
   }
+  return false;
 }
 
 void Scheduler::on_event(const ClusterEvent& e) {
   const ClusterState& st = backend_.state();
   const int64_t now = e.time_us;
+  // Each cluster event becomes at most one queue event or more (QueueEvent): what changed for
+  // the filters, so the queue's hints can tell which waiting pods it may help.
   switch (e.kind) {
     case EventKind::kPodAdded:
       if (st.pod_alive(e.pod) && st.pod_node(e.pod) == kNoNode) {
         const Pod& pod = st.pod(e.pod);
         if (!is_terminal(pod.phase)) admit(e.pod, e.pod_serial, now);
+      } else if (st.pod_alive(e.pod) && !is_terminal(st.pod(e.pod).phase)) {
+        queue_event(QueueEvent::kPodAssigned, st.pod_node(e.pod), e.pod,
+                    st.pod(e.pod).spec->priority, now);
       }
       break;
-    case EventKind::kPodBound:
-      forget_in_flight(e.pod_serial);
+    case EventKind::kPodBound: {
+      const bool ours = forget_in_flight(e.pod_serial);
       queue_.remove(e.pod_serial);
+      // Assumed by someone else until now (or bound without an assumption): new to our hints.
+      if (!ours && st.pod_alive(e.pod) && st.pod_node(e.pod) != kNoNode) {
+        queue_event(QueueEvent::kPodAssigned, st.pod_node(e.pod), e.pod,
+                    st.pod(e.pod).spec->priority, now);
+      }
       break;
+    }
     case EventKind::kPodBindFailed: {
+      int32_t priority = 0;
       for (const QueuedPod& qp : in_flight_) {
         if (qp.serial == e.pod_serial) {
-          queue_.add_backoff(qp, now);
+          priority = qp.priority;
+          queue_.add_backoff(qp, now, class_key(qp.pod, qp.serial));
           break;
         }
       }
       forget_in_flight(e.pod_serial);
+      // The backend has unassigned the pod.
+      queue_event(QueueEvent::kPodReleased, e.node, st.pod_alive(e.pod) ? e.pod : kNoPod, priority,
+                  now);
       break;
     }
-    case EventKind::kPodDeleted:
+    case EventKind::kPodDeleted: {
       queue_.remove(e.pod_serial);
       gated_.erase(e.pod_serial);
-      reservations_->clear_nomination(e.pod_serial);
       forget_in_flight(e.pod_serial);
-      queue_.move_all_to_active_or_backoff(now);
+      drop_nomination(e.pod_serial);
+      // A pod that had finished released its resources then; a pending one held none.
+      const bool counted = e.node != kNoNode && finished_.erase(e.pod_serial) == 0;
+      queue_event(counted ? QueueEvent::kPodReleased : QueueEvent::kOther, e.node, kNoPod, 0, now);
       break;
-    case EventKind::kPodFinished:
-    case EventKind::kNodeAdded:
-    case EventKind::kNodeUpdated: queue_.move_all_to_active_or_backoff(now); break;
-    case EventKind::kNodeRemoved: reservations_->forget_node(e.node); break;
-    case EventKind::kPodRunning:
+    }
+    case EventKind::kPodFinished: {
+      finished_.insert(e.pod_serial);
+      const bool alive = st.pod_alive(e.pod);
+      queue_event(QueueEvent::kPodReleased, e.node, alive ? e.pod : kNoPod,
+                  alive ? st.pod(e.pod).spec->priority : 0, now);
+      break;
+    }
+    case EventKind::kNodeAdded: queue_event(QueueEvent::kNodeAdded, e.node, kNoPod, 0, now); break;
+    case EventKind::kNodeUpdated:
+      queue_event(QueueEvent::kNodeUpdated, e.node, kNoPod, 0, now);
+      break;
+    case EventKind::kNodeRemoved:
+      for (uint64_t serial : reservations_->nominations_on(e.node)) drop_nomination(serial);
+      reservations_->forget_node(e.node);
+      queue_event(QueueEvent::kNodeRemoved, e.node, kNoPod, 0, now);
+      break;
+    case EventKind::kPodRunning: break;
+    // Preemption reads which pods are terminating, and a refused deletion leaves its victim in
+    // place: until their hints are worked out, both may help anyone (always safe).
     case EventKind::kPodTerminating:
-    case EventKind::kPodDeleteFailed: break;
+    case EventKind::kPodDeleteFailed: queue_event(QueueEvent::kAll, e.node, e.pod, 0, now); break;
     case EventKind::kPodUpdated: on_pod_updated(e); break;
   }
   for (auto& prof : profiles_)
@@ -749,7 +943,7 @@ std::vector<ScheduleOutcome> schedule_snapshot(Scheduler& scheduler, SnapshotBac
   std::vector<ScheduleOutcome> out;
   while (true) {
     if (auto o = scheduler.schedule_next()) {
-      out.push_back(std::move(*o));
+      if (o->counted) out.push_back(std::move(*o));
       continue;
     }
     auto t = scheduler.queue().next_backoff_expiry();

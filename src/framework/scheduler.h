@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/rng.h"
@@ -30,6 +31,9 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   int percentage_of_nodes_to_score = 0;  // global default for profiles that leave it at -1
   QueueOptions queue;
+  // Explain failed attempts in ScheduleOutcome::message (kube-scheduler's "0/N nodes are
+  // available: ..."). Off where nobody reads them (the simulator), which makes failures cheaper.
+  bool failure_messages = true;
 };
 
 // The result of one scheduling attempt.
@@ -44,6 +48,9 @@ struct ScheduleOutcome {
   int evaluated_nodes = 0;
   int feasible_nodes = 0;
   int64_t wall_ns = 0;  // time spent in the cycle
+  // False for a requeue-all probe that failed (framework/queue.h): the attempt had no effect and
+  // is not a decision (no stats, no simulated latency, no message).
+  bool counted = true;
 };
 
 // Per-node detail of one pod's evaluation (`orrery score`).
@@ -57,7 +64,7 @@ struct NodeEvaluation {
   int64_t total = 0;  // Σ weight × score
 };
 
-class Scheduler : public EventListener {
+class Scheduler : public EventListener, private Reservations::Listener {
  public:
   // `reservations`: the runtime's shared registry (nominations are kept there, and plan and
   // capacity reservations of others are respected); null: a private one.
@@ -96,6 +103,17 @@ class Scheduler : public EventListener {
   ClusterBackend& backend() { return backend_; }
 
   void on_event(const ClusterEvent& e) override;
+  void on_released(const Reservation& r) override;
+
+  // The equivalence class of a pending pod (framework/queueing_hint.h).
+  PodClassKey class_key(PodId pod, uint64_t serial) const;
+  // Whether `event` may help a pod of class `key` whose last counted failure recorded `mask`:
+  // some plugin the mask names (bit i: the profile's plugin i) answers kQueue.
+  bool hint(const PodClassKey& key, uint64_t mask, const QueueEvent& event) const;
+  // Rejection-mask bits that name no plugin: the failure had no nodes to try (only a new node
+  // helps), or any event may help (e.g. a failure after a node was chosen).
+  static constexpr uint64_t kMaskNoNodes = uint64_t{1} << 62;
+  static constexpr uint64_t kMaskAny = uint64_t{1} << 63;
 
  private:
   class Handle;
@@ -134,9 +152,23 @@ class Scheduler : public EventListener {
   Rng rng_;
   size_t next_start_node_index_ = 0;
   NodeOrder node_order_;  // upstream's zone-interleaved node list, for node sampling
+  // Drops a pod's nomination (in the shared reservations): the pod (if queued) changes class,
+  // and waiting pods are told.
+  void drop_nomination(uint64_t serial);
   // Bound, waiting for kPodBound (few at a time; a vector reuses its memory).
   std::vector<QueuedPod> in_flight_;
-  void forget_in_flight(uint64_t serial);
+  bool forget_in_flight(uint64_t serial);  // whether it was in flight
+  // Pods that finished and are not deleted yet: their deletion frees nothing.
+  std::unordered_set<uint64_t> finished_;
+  void queue_event(QueueEvent::Kind kind, NodeId node, PodId pod, int32_t priority, int64_t now_us);
+  // Per profile: (index, plugin) of its PreFilter, Filter and PostFilter plugins (class salts).
+  struct ClassPlugins {
+    size_t count = ~size_t{0};  // pre_filter + filter + post_filter sizes when built
+    std::vector<std::pair<uint16_t, const Plugin*>> plugins;
+  };
+  mutable std::unordered_map<const Profile*, ClassPlugins> class_plugins_;
+  mutable std::string ns_cache_;  // the last namespace class_key interned, and its id
+  mutable StrId ns_cache_id_ = kNoStr;
 
   // Reused buffers (no allocation in the steady state).
   std::vector<NodeId> feasible_;
@@ -149,6 +181,7 @@ class Scheduler : public EventListener {
   Reservations::Applied held_;
   std::unordered_map<uint64_t, std::string> gated_;  // serial → the PreEnqueue rejection
   uint64_t mutations_ = 0;
+  std::shared_ptr<const PodSpec> mutated_from_;  // see mutate()
   // Per profile: Rejection::plugin index of each filter plugin (parallel to Profile::filter).
   std::unordered_map<const Profile*, std::vector<uint16_t>> filter_index_;
   // Rank of each node's name among live nodes (deterministic tie-break), rebuilt on node changes.

@@ -37,10 +37,11 @@ class SchedulerDriver::Actions : public ClusterBackend {
   bool holding() const { return !held_.empty(); }
   // Carries out the held actions whose pods still exist.
   void release() {
-    std::vector<Held> now;
-    now.swap(held_);
+    // Swap buffers (both keep their capacity: no allocation per cycle); an action may lead to
+    // new held actions only through a later cycle, but the swap keeps this safe regardless.
+    releasing_.swap(held_);
     const ClusterState& st = real_.state();
-    for (const Held& h : now) {
+    for (const Held& h : releasing_) {
       if (!st.pod_alive(h.pod) || st.pod_serial(h.pod) != h.serial) continue;
       if (h.bind) {
         real_.bind(h.pod, h.node);
@@ -48,6 +49,7 @@ class SchedulerDriver::Actions : public ClusterBackend {
         real_.delete_pod(h.pod, h.reason);
       }
     }
+    releasing_.clear();
   }
 
  private:
@@ -60,6 +62,7 @@ class SchedulerDriver::Actions : public ClusterBackend {
   };
   ClusterBackend& real_;
   std::vector<Held> held_;
+  std::vector<Held> releasing_;
 };
 
 SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr<Profile>> profiles,
@@ -69,6 +72,7 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr
       latency_(latency),
       latency_rng_(Rng::derive(ctx.seed, "decision-latency/" + ctx.name)),
       actions_(std::make_unique<Actions>(ctx.runtime.backend)) {
+  options.failure_messages = false;  // nothing reads them: outcomes are only counted
   scheduler_ =
       std::make_unique<Scheduler>(*actions_, std::move(profiles), options, &rt_.reservations);
   rt_.backend.add_listener(this);  // after the scheduler, so its queue is current when we look
@@ -95,6 +99,9 @@ void SchedulerDriver::wake_at(Time t) {
 void SchedulerDriver::on_event(const ClusterEvent& e) {
   switch (e.kind) {
     case EventKind::kPodBound:
+      // Ours: nothing changed. Another scheduler's: the queue's hints may have queued pods.
+      if (scheduler_->has_ready_pod()) wake_at(std::max(rt_.clock.now_us(), busy_until_));
+      return;
     case EventKind::kPodRunning:
     case EventKind::kPodTerminating:
     case EventKind::kPodDeleteFailed: return;
@@ -128,6 +135,7 @@ void SchedulerDriver::run() {
     return;
   }
   while (auto o = scheduler_->schedule_next()) {
+    if (!o->counted) continue;  // a failed requeue-all probe: no decision, no time
     stats_.decision(o->scheduled, o->wall_ns);
     Time d = latency_.base.is_zero() ? 0 : latency_.base.sample_time(latency_rng_);
     d += latency_.per_node * o->evaluated_nodes;

@@ -8,6 +8,7 @@
 #include "plugins/helper/args.h"
 #include "plugins/helper/names.h"
 #include "plugins/imagelocality/image_locality.h"
+#include "plugins/interpodaffinity/inter_pod_affinity.h"
 #include "plugins/machineconstraints/machine_constraints.h"
 #include "plugins/nodeaffinity/node_affinity.h"
 #include "plugins/nodename/node_name.h"
@@ -57,6 +58,9 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   });
   registry.add(names::kPodTopologySpread, [](const fw::PluginArgs& a) {
     return std::make_unique<PodTopologySpread>(PodTopologySpreadArgs::parse(a.args));
+  });
+  registry.add(names::kInterPodAffinity, [](const fw::PluginArgs& a) {
+    return std::make_unique<InterPodAffinity>(InterPodAffinityArgs::parse(a.args));
   });
   registry.add(names::kDefaultPreemption, [](const fw::PluginArgs& a) {
     return std::make_unique<DefaultPreemption>(DefaultPreemptionArgs::parse(a.args),

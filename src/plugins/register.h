@@ -18,9 +18,9 @@
 namespace orrery::plugins {
 
 // Registers PrioritySort, NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-// NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, DefaultPreemption,
-// DefaultBinder, the accepted-but-not-modelled default plugins (see notmodelled/), and orrery's
-// own MachineConstraints (not in the default profile).
+// NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity,
+// DefaultPreemption, DefaultBinder, the accepted-but-not-modelled default plugins (see
+// notmodelled/), and orrery's own MachineConstraints (not in the default profile).
 void register_default_plugins(fw::PluginRegistry& registry);
 
 // One profile per configured profile. Throws InputError on bad configurations (unknown plugin

@@ -210,6 +210,34 @@ std::vector<Cell> dist_row(const std::string& label, const Dist& d) {
           Cell(d.p999, s), Cell(d.max, s)};
 }
 
+// The files a run directory may hold, in the order load_run() reads them.
+const char* const kRunFiles[] = {"summary.json", "jobs.csv", "pods.csv", "timeseries.csv",
+                                 "edge_ratio.csv"};
+
+bool has_file(const RunData& r, const std::string& file) {
+  return std::find(r.files.begin(), r.files.end(), file) != r.files.end();
+}
+
+// "a, b" — the runs without `file` when at least one other run has it; "" otherwise.
+std::string runs_without(const std::vector<RunData>& runs, const std::string& file) {
+  std::string out;
+  bool any = false;
+  for (const RunData& r : runs) {
+    if (has_file(r, file)) {
+      any = true;
+    } else {
+      out += (out.empty() ? "" : ", ") + r.label;
+    }
+  }
+  return any ? out : "";
+}
+
+// In a section that needs `file`: says which runs it leaves out for lack of it.
+void missing_note(Document& doc, const std::vector<RunData>& runs, const std::string& file) {
+  const std::string missing = runs_without(runs, file);
+  if (!missing.empty()) doc.paragraph("Not shown here (no " + file + "): " + missing + ".");
+}
+
 void runs_section(Document& doc, const std::vector<RunData>& runs) {
   doc.section("Runs");
   Table t;
@@ -221,6 +249,15 @@ void runs_section(Document& doc, const std::vector<RunData>& runs) {
     t.add_row({r.label, r.dir, files});
   }
   doc.table(t);
+  std::string missing;
+  for (const char* file : kRunFiles) {
+    const std::string without = runs_without(runs, file);
+    if (!without.empty()) missing += (missing.empty() ? "" : "; ") + without + " without " + file;
+  }
+  if (!missing.empty()) {
+    doc.paragraph("Not every run wrote the same files: " + missing +
+                  ". Sections that need a file leave those runs out and say so.");
+  }
 }
 
 void summary_section(Document& doc, const std::vector<RunData>& runs) {
@@ -243,6 +280,7 @@ void summary_section(Document& doc, const std::vector<RunData>& runs) {
   doc.paragraph(
       "Every value of each run's summary.json, side by side (durations in adaptive "
       "units, fractions as percentages, long lists cut; hover a number for its exact value).");
+  missing_note(doc, runs, "summary.json");
   Table t;
   t.columns.push_back("summary.json key");
   for (const RunData& r : runs) t.columns.push_back(r.label);
@@ -265,6 +303,7 @@ void jobs_section(Document& doc, const std::vector<RunData>& runs) {
       "Job delay = job response time (JRT) minus the job's longest task, the "
       "Megha/PigeonC metric: the time a job lost to scheduling and queueing. "
       "Percentiles use numpy's default (linear) interpolation.");
+  missing_note(doc, runs, "jobs.csv");
   Table t;
   t.caption = "Job delay";
   t.columns = dist_columns("run");
@@ -316,6 +355,7 @@ void pods_section(Document& doc, const std::vector<RunData>& runs) {
       "Pending time = creation to binding (queue wait and scheduling); running time "
       "(PCT) = running to finished. Pods never bound have no pending time and are "
       "counted separately.");
+  missing_note(doc, runs, "pods.csv");
   Table t;
   t.caption = "Pending and running time";
   t.columns = {"run",         "pods",        "never bound", "pending p50",
@@ -395,6 +435,7 @@ void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
   doc.paragraph(
       "Sampled time series; each sample holds until the next one. Means are "
       "time-weighted.");
+  missing_note(doc, runs, "timeseries.csv");
   Table t;
   t.columns = {"series"};
   for (const RunData& r : runs)
@@ -468,6 +509,7 @@ void edge_section(Document& doc, const std::vector<RunData>& runs) {
       "gives each deployment's time-weighted average, their mean, and their "
       "standard deviation across deployments (population sd, as numpy.std), the "
       "KubeDSM paper's fairness measure (Figs 8-9).");
+  missing_note(doc, runs, "edge_ratio.csv");
   std::vector<std::string> deployments;
   for (const RunData& r : runs)
     for (const auto& e : r.edge)

@@ -36,6 +36,7 @@ void Job::sync() {
     x.exec = spec_.tmpl.exec.sample(*spec_.tmpl.spec, rng_);
     x.owner = owner_;
     x.restarts = static_cast<uint32_t>(failures_);
+    x.migrations = static_cast<uint32_t>(migrations_);
     const PodId id = sim_.create_pod(std::move(pod), x);
     active_.push_back(sim_.state().pod_serial(id));
   }
@@ -58,6 +59,10 @@ void Job::on_pod_event(const fw::ClusterEvent& e, uint32_t) {
       log_.closed(record_);
       return;
     }
+  } else if (e.kind == fw::EventKind::kPodDeleted && fw::is_migration(sim_.event_reason())) {
+    // Moved by a scheduler (a disruption, as podFailurePolicy's DisruptionTarget: Ignore would
+    // treat it): replaced without counting a failure.
+    ++migrations_;
   } else if (++failures_ > spec_.backoff_limit) {
     finished_ = true;  // BackoffLimitExceeded
     log_.failed();

@@ -73,6 +73,7 @@ class Job : public PodOwner, public EventTarget {
   std::vector<uint64_t> active_;  // serials
   int32_t succeeded_ = 0;
   int32_t failures_ = 0;
+  int32_t migrations_ = 0;  // pods deleted to be moved (fw::is_migration), replaced
   uint32_t next_index_ = 0;
   bool finished_ = false;
   bool sync_pending_ = false;

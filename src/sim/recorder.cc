@@ -13,7 +13,8 @@ void append_time(std::string& out, Time t) {
 StrId outcome_of_deletion(const std::string& reason) {
   static const StrId preempted = intern("Preempted"), evicted = intern("Evicted"),
                      removed = intern("NodeRemoved"), scaled = intern("ScaledDown"),
-                     deleted = intern("Deleted");
+                     deleted = intern("Deleted"), migrated = intern("Migrated");
+  if (fw::is_migration(reason)) return migrated;
   if (reason.rfind("preempted", 0) == 0) return preempted;
   if (reason.rfind("node failure", 0) == 0) return evicted;
   if (reason == "node removed") return removed;

@@ -49,7 +49,7 @@ void ReplicaSet::request_sync() {
 void ReplicaSet::handle(const Event& e) {
   if (e.kind == 1) {  // a failed replica's back-off is over
     --backing_off_;
-    restart_credits_.push_back(static_cast<uint32_t>(e.a));
+    credits_.push_back({static_cast<uint32_t>(e.a), static_cast<uint32_t>(e.b)});
   } else {
     sync_pending_ = false;
   }
@@ -71,7 +71,7 @@ void ReplicaSet::on_pod_event(const fw::ClusterEvent& e, uint32_t) {
         const Time backoff =
             std::min<Time>(10 * kSecond << std::min<uint32_t>(restarts - 1, 5), 300 * kSecond);
         ++backing_off_;
-        sim_.loop().after(backoff, this, 1, restarts);
+        sim_.loop().after(backoff, this, 1, restarts, sim_.migrations(e.pod));
       }
       return;
     case fw::EventKind::kPodDeleted: {
@@ -81,9 +81,9 @@ void ReplicaSet::on_pod_event(const fw::ClusterEvent& e, uint32_t) {
         const bool was_active = it->active;
         members_.erase(it);
         if (was_active) {
-          // Deleted without our asking (eviction, node loss, preemption): the replica restarts.
-          // The backend still holds the pod's facts while the deletion is being delivered.
-          restart_credits_.push_back(sim_.restarts(e.pod) + 1);
+          // Deleted without our asking (eviction, node loss, preemption: a restart; a
+          // migration: a move). The backend still holds the pod's facts during the delivery.
+          credits_.push_back(credit_for_loss(e.pod));
           request_sync();
         }
       }
@@ -93,11 +93,17 @@ void ReplicaSet::on_pod_event(const fw::ClusterEvent& e, uint32_t) {
   }
 }
 
-void ReplicaSet::on_pod_terminating(PodId, uint64_t serial, uint32_t) {
+void ReplicaSet::on_pod_terminating(PodId pod, uint64_t serial, uint32_t) {
   if (Member* m = find(serial); m && m->active) {
     m->active = false;
+    credits_.push_back(credit_for_loss(pod));
     request_sync();
   }
+}
+
+ReplicaSet::Credit ReplicaSet::credit_for_loss(PodId pod) const {
+  if (fw::is_migration(sim_.event_reason())) return {sim_.restarts(pod), sim_.migrations(pod) + 1};
+  return {sim_.restarts(pod) + 1, sim_.migrations(pod)};
 }
 
 void ReplicaSet::sync() {
@@ -115,16 +121,17 @@ void ReplicaSet::sync() {
       PodExtras x;
       x.exec = tmpl_.exec.sample(*tmpl_.spec, rng_);
       x.owner = owner_;
-      if (!restart_credits_.empty()) {
-        x.restarts = restart_credits_.front();
-        restart_credits_.erase(restart_credits_.begin());
+      if (!credits_.empty()) {
+        x.restarts = credits_.front().restarts;
+        x.migrations = credits_.front().migrations;
+        credits_.erase(credits_.begin());
       }
       const PodId id = sim_.create_pod(std::move(pod), x);
       members_.push_back({id, sim_.state().pod_serial(id), true});
       ++created_;
     }
   }
-  restart_credits_.clear();
+  credits_.clear();
 }
 
 void ReplicaSet::scale_down(int32_t count) {

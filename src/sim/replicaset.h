@@ -56,8 +56,15 @@ class ReplicaSet : public PodOwner, public EventTarget {
   Rng rng_;
   OwnerId owner_;
   std::vector<Member> members_;
-  std::vector<uint32_t> restart_credits_;  // restarts of failed pods still to be replaced
-  int32_t backing_off_ = 0;                // failed replicas waiting for their back-off
+  // What the replacement of a replica that went inherits: its restarts (+1 when it failed) and
+  // migrations (+1 when it was moved).
+  struct Credit {
+    uint32_t restarts;
+    uint32_t migrations;
+  };
+  Credit credit_for_loss(PodId pod) const;
+  std::vector<Credit> credits_;  // of replicas that went and are still to be replaced
+  int32_t backing_off_ = 0;      // failed replicas waiting for their back-off
   uint64_t next_index_ = 0;
   uint64_t created_ = 0;
   bool sync_pending_ = false;

@@ -486,11 +486,13 @@ SchedulerDef parse_scheduler(const Ctx& c, const std::string& base_dir) {
   SchedulerDef s;
   if (c.node.IsScalar()) {
     s.policy = c.str();
+    s.where = c.where();
     return s;
   }
   check_keys(c, {"policy", "config", "args"});
   if (!c.has("policy")) c.fail("scheduler needs policy (e.g. kube-default)");
   s.policy = c.child("policy").str();
+  s.where = c.child("policy").where();
   if (c.has("config")) {
     s.config = resolve(base_dir, c.child("config").str());
   }

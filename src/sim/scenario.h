@@ -36,6 +36,7 @@ struct SchedulerDef {
   std::string policy = "kube-default";
   std::string config;  // KubeSchedulerConfiguration file (resolved path), optional
   yaml::Ctx args;      // policy arguments (undefined when none)
+  std::string where;   // "FILE:LINE: path" of the policy name, for errors
 };
 
 struct DeploymentDef {

@@ -171,6 +171,7 @@ PodId SimBackend::create_pod(Pod pod, const PodExtras& extras) {
   ps.owner = extras.owner;
   ps.tag = extras.tag;
   ps.restarts = extras.restarts;
+  ps.migrations = extras.migrations;
   ps.exec = extras.exec;
   if (extras.migrated_from != kNoPod && extras.migrated_from != id &&
       state_.pod_alive(extras.migrated_from)) {

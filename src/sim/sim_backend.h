@@ -65,7 +65,8 @@ struct PodExtras {
   ExecSpec exec;
   OwnerId owner = kNoOwner;
   uint32_t tag = 0;
-  uint32_t restarts = 0;  // predecessors of this replica that failed and were replaced
+  uint32_t restarts = 0;    // predecessors of this replica that failed and were replaced
+  uint32_t migrations = 0;  // predecessors of this replica that were moved (fw::is_migration)
   // The pod this one replaces by migration (alive at creation): it inherits its restart count and
   // its migration count plus one.
   PodId migrated_from = kNoPod;

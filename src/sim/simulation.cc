@@ -70,6 +70,8 @@ Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& polic
     slot->settings = sc_.settings_for(i, slot->name);
     slot->ctx = std::make_unique<fw::PolicyContext>(fw::PolicyContext{
         *runtime_, seed_, slot->name, slot->settings.args, slot->settings.config, slot->stats});
+    if (!policies.has(slot->name) && slot->name == def.policy && !def.where.empty())
+      throw InputError(def.where + ": " + policies.unknown(slot->name));
     slot->component = policies.create(slot->name, *slot->ctx);
     policies_.push_back(std::move(slot));
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -135,6 +136,55 @@ TEST(Cli, BadInputsExitOneWithLocatedErrors) {
     EXPECT_EQ(r.code, 1) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << "\n" << r.output;
   }
+}
+
+TEST(ScheduleCli, PodAntiAffinityAndTheNamespaceWarning) {
+  // Two web replicas with hostname anti-affinity on two nodes, one more than fits; the third's
+  // term also selects namespaces by label while the input has no Namespace objects.
+  const orrery::testing::ScratchDir dir("affinity-cli");
+  const std::string path = dir.path("affinity.yaml");
+  std::string yaml;
+  for (const char* n : {"n1", "n2"}) {
+    yaml += std::string("---\nkind: Node\nmetadata: {name: ") + n +
+            ", labels: {kubernetes.io/hostname: " + n +
+            "}}\nstatus: {allocatable: {cpu: 4, memory: 8Gi, pods: 110}}\n";
+  }
+  for (const char* p : {"web-1", "web-2", "web-3"}) {
+    yaml += std::string("---\nkind: Pod\nmetadata: {name: ") + p +
+            ", labels: {app: web}}\nspec:\n  containers: [{name: c}]\n  affinity:\n"
+            "    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+            "      - {labelSelector: {matchLabels: {app: web}}, topologyKey: "
+            "kubernetes.io/hostname" +
+            (std::string(p) == "web-3" ? ", namespaceSelector: {matchLabels: {team: a}}" : "") +
+            "}\n";
+  }
+  std::ofstream(path) << yaml;
+  Result r = run("schedule --cluster " + path);
+  ASSERT_EQ(r.code, 0) << r.output;
+  // web-3's own term selects no namespace (no Namespace objects carry team=a); the others' terms
+  // keep it off both nodes.
+  EXPECT_NE(r.output.find("affinity.yaml:35: document[4].spec.affinity.podAntiAffinity."
+                          "requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: "
+                          "namespaceSelector names namespace labels, but the input has no "
+                          "Namespace objects"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("default/web-3  -     0/2 nodes are available: 2 node(s) didn't "
+                          "satisfy existing pods anti-affinity rules."),
+            std::string::npos)
+      << r.output;
+  // A weight out of range is an input error naming the file, line and field.
+  std::ofstream(path) << "kind: Pod\nmetadata: {name: p}\nspec:\n  containers: []\n"
+                         "  affinity:\n    podAffinity:\n"
+                         "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                         "      - {weight: 0, podAffinityTerm: {topologyKey: zone}}\n";
+  r = run("schedule --cluster " + path);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("affinity.yaml:8: spec.affinity.podAffinity."
+                          "preferredDuringSchedulingIgnoredDuringExecution[0].weight: weight must "
+                          "be in 1..100"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace

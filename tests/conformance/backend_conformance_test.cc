@@ -299,7 +299,6 @@ TEST_P(Contract, SchedulerForgetsAFailedBindAndRetriesAfterBackoff) {
   auto profiles = plugins::build_profiles(fw::default_scheduler_config(), reg);
   for (auto& prof : profiles) prof->deterministic_ties = true;
   Scheduler sched(world->backend(), std::move(profiles));
-  world->backend().add_listener(&sched);
   int refusals_left = 2;
   world->set_refusals({[&](const ClusterState&, PodId, NodeId) {
                          return refusals_left-- > 0 ? std::string("conflict") : std::string();
@@ -319,7 +318,6 @@ TEST_P(Contract, SchedulerForgetsAFailedBindAndRetriesAfterBackoff) {
     ASSERT_TRUE(t.has_value()) << "a pod whose bind failed must come back by itself";
     world->advance_to(*t);
   }
-  world->backend().remove_listener(&sched);
   EXPECT_EQ(attempts, 3);
   // (A world that runs pods goes on with PodRunning; the contract is the prefix.)
   std::vector<EventKind> kinds = rec.kinds(serial);

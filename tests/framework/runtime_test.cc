@@ -2,6 +2,8 @@
 // loop (wall clock) against a snapshot backend, as it runs on the simulator's virtual clock.
 #include <gtest/gtest.h>
 
+#include "builders.h"
+
 #include "framework/realtime_loop.h"
 #include "framework/runtime.h"
 #include "framework/telemetry.h"
@@ -10,24 +12,8 @@
 namespace orrery::fw {
 namespace {
 
-Node node(const std::string& name, int64_t cpu_m) {
-  Node n;
-  n.name = name;
-  n.labels.set("kubernetes.io/hostname", name);
-  n.allocatable[kCpu] = cpu_m;
-  n.allocatable[kMemory] = 4LL << 30;
-  n.allocatable[kPods] = 110;
-  return n;
-}
-
-Pod pod(const std::string& name, int64_t cpu_m) {
-  Resources r;
-  r[kCpu] = cpu_m;
-  Pod p;
-  p.name = name;
-  p.spec = make_simple_spec(r);
-  return p;
-}
+using testing::node;
+using testing::pod;
 
 TEST(RealTimeRuntime, KubeDefaultFromTheRegistrySchedulesASnapshotOnTheWallClock) {
   ClusterState st;

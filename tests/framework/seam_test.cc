@@ -2,6 +2,8 @@
 // plan reservations respected by the scheduler, dependency-graph plans.
 #include <gtest/gtest.h>
 
+#include "builders.h"
+
 #include "core/k8s_objects.h"
 #include "framework/plan.h"
 #include "framework/scheduler.h"
@@ -15,24 +17,8 @@ namespace {
 using testing::CpuFit;
 using testing::QueuedBackend;
 
-Node node(const std::string& name, int64_t cpu_m) {
-  Node n;
-  n.name = name;
-  n.labels.set("kubernetes.io/hostname", name);
-  n.allocatable[kCpu] = cpu_m;
-  n.allocatable[kMemory] = 1LL << 30;
-  n.allocatable[kPods] = 110;
-  return n;
-}
-
-Pod pod(const std::string& name, int64_t cpu_m) {
-  Resources r;
-  r[kCpu] = cpu_m;
-  Pod p;
-  p.name = name;
-  p.spec = make_simple_spec(r);
-  return p;
-}
+using testing::node;
+using testing::pod;
 
 std::vector<std::unique_ptr<Profile>> default_profiles() {
   PluginRegistry reg;
@@ -50,7 +36,6 @@ TEST(PreEnqueue, SchedulingGatesKeepAPodOutOfTheQueueUntilAnUpdateRemovesThem) {
   const PodId id = st.add_pod(gated);
   SnapshotBackend be(std::move(st));
   Scheduler s(be, default_profiles());
-  be.add_listener(&s);
   s.enqueue_pending();
   EXPECT_TRUE(s.run_until_idle().empty()) << "a gated pod is never attempted";
   const uint64_t serial = be.state().pod_serial(id);
@@ -72,7 +57,6 @@ TEST(PreEnqueue, SchedulingGatesKeepAPodOutOfTheQueueUntilAnUpdateRemovesThem) {
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_TRUE(outs[0].scheduled);
-  be.remove_listener(&s);
 }
 
 TEST(PreEnqueue, TheGatesAreReadFromTheManifest) {
@@ -105,23 +89,45 @@ class HalveCpu : public Plugin {
   }
 };
 
+// A PreBind plugin that records the cpu request of the spec its cycle shows.
+class SeeSpec : public Plugin {
+ public:
+  explicit SeeSpec(int64_t* seen) : seen_(seen) {}
+  std::string_view name() const override { return "SeeSpec"; }
+  uint32_t extension_points() const override { return kPreBind; }
+  Status pre_bind(const CycleContext& cycle, NodeId) override {
+    *seen_ = cycle.spec.request[kCpu];
+    return Status::ok();
+  }
+
+ private:
+  int64_t* seen_;
+};
+
+std::vector<std::unique_ptr<Profile>> halving_profiles(int64_t* prebind_saw = nullptr) {
+  auto prof = std::make_unique<Profile>();
+  prof->deterministic_ties = true;
+  prof->add(std::make_unique<CpuFit>(), kFilter | kScore, 1);
+  prof->add(std::make_unique<HalveCpu>(), kMutate);
+  if (prebind_saw) prof->add(std::make_unique<SeeSpec>(prebind_saw), kPreBind);
+  std::vector<std::unique_ptr<Profile>> profiles;
+  profiles.push_back(std::move(prof));
+  return profiles;
+}
+
 TEST(Mutate, TheChangeIsMadeBeforeTheBindAndCountedOnTheNode) {
   ClusterState st;
   const NodeId n0 = st.add_node(node("n0", 4000));
   const PodId id = st.add_pod(pod("p", 1000));
   SnapshotBackend be(std::move(st));
-  auto prof = std::make_unique<Profile>();
-  prof->deterministic_ties = true;
-  prof->add(std::make_unique<CpuFit>(), kFilter | kScore, 1);
-  prof->add(std::make_unique<HalveCpu>(), kMutate);
-  std::vector<std::unique_ptr<Profile>> profiles;
-  profiles.push_back(std::move(prof));
-  Scheduler s(be, std::move(profiles));
+  int64_t prebind_saw = 0;
+  Scheduler s(be, halving_profiles(&prebind_saw));
   s.enqueue_pending();
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_TRUE(outs[0].scheduled);
   EXPECT_EQ(s.mutations(), 1u);
+  EXPECT_EQ(prebind_saw, 500) << "PreBind sees the mutated pod";
   EXPECT_EQ(be.state().pod(id).spec->request[kCpu], 500);
   EXPECT_EQ(be.state().pod(id).spec->annotations.get(std::string_view("example.com/mutated")),
             "yes");
@@ -140,12 +146,7 @@ TEST(Mutate, WhenTheWorldRecreatesThePodTheCycleBindsNothingAndUndoesItsAssumpti
   const NodeId n0 = st.add_node(node("n0", 4000));
   st.add_pod(pod("p", 1000));
   RecreatingBackend be(std::move(st));
-  auto prof = std::make_unique<Profile>();
-  prof->add(std::make_unique<CpuFit>(), kFilter | kScore, 1);
-  prof->add(std::make_unique<HalveCpu>(), kMutate);
-  std::vector<std::unique_ptr<Profile>> profiles;
-  profiles.push_back(std::move(prof));
-  Scheduler s(be, std::move(profiles));
+  Scheduler s(be, halving_profiles());
   s.enqueue_pending();
   const auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
@@ -170,7 +171,6 @@ TEST(Reservations, RoomHeldForAPlanIsNotTakenByTheScheduler) {
   const ReservationId held = shared.add(r);
 
   Scheduler s(be, default_profiles(), {}, &shared);
-  be.add_listener(&s);
   be.create_pod(pod("greedy", 1500));  // LeastAllocated would pick n0 (4 cores) without the hold
   auto outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
@@ -183,7 +183,6 @@ TEST(Reservations, RoomHeldForAPlanIsNotTakenByTheScheduler) {
   outs = s.run_until_idle();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(outs[0].node, n0);
-  be.remove_listener(&s);
 }
 
 TEST(Reservations, NominationsBlockOnlyPodsOfLowerOrEqualPriority) {

@@ -1,12 +1,154 @@
 #include "brute_force.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "plugins/helper/node_affinity.h"
 
 namespace orrery::plugins::testing {
 
 namespace {
+
+// ---- InterPodAffinity, node by node from the definitions (upstream filtering.go / scoring.go)
+// ----
+
+// Does `term` of the incoming pod `owner` select `other`? A term without namespaces and
+// namespaceSelector means the owner's namespace; the selector picks Namespace objects by label
+// ({} = every namespace).
+bool incoming_selects(const ClusterState& st, const PodAffinityTerm& term, const Pod& owner,
+                      const Pod& other) {
+  if (!term.selector) return false;
+  bool ns = false;
+  if (term.namespaces.empty() && !term.namespace_selector) {
+    ns = other.ns == owner.ns;
+  } else {
+    for (StrId n : term.namespaces) ns = ns || interned(n) == other.ns;
+    if (term.namespace_selector) {
+      const LabelSet* l = st.namespace_labels(other.ns);
+      ns = ns || term.namespace_selector->empty() || (l && term.namespace_selector->matches(*l));
+    }
+  }
+  return ns && term.selector->matches(other.spec->labels);
+}
+
+// Does `term` of the existing pod `owner` select the incoming pod? Its namespaceSelector is
+// matched against the incoming pod's namespace labels (none without a Namespace object).
+bool existing_selects(const ClusterState& st, const PodAffinityTerm& term, const Pod& owner,
+                      const Pod& incoming) {
+  if (!term.selector) return false;
+  bool ns = false;
+  if (term.namespaces.empty() && !term.namespace_selector) {
+    ns = incoming.ns == owner.ns;
+  } else {
+    for (StrId n : term.namespaces) ns = ns || interned(n) == incoming.ns;
+    if (term.namespace_selector) {
+      const LabelSet* l = st.namespace_labels(incoming.ns);
+      ns = ns || term.namespace_selector->matches(l ? *l : LabelSet());
+    }
+  }
+  return ns && term.selector->matches(incoming.spec->labels);
+}
+
+std::optional<StrId> topology(const ClusterState& st, NodeId n, StrId key) {
+  return st.node(n).labels.get(key);
+}
+
+// The InterPodAffinity filter reason for `pod` on `n`, or "".
+std::string inter_pod_affinity_reason(const ClusterState& st, const Pod& pod, NodeId n) {
+  const PodSpec& spec = *pod.spec;
+  const auto& aff = spec.pod_affinity.required;
+  auto selects_all = [&](const Pod& e) {
+    for (const PodAffinityTerm& t : aff)
+      if (!incoming_selects(st, t, pod, e)) return false;
+    return true;
+  };
+  if (!aff.empty()) {
+    bool ok = true;
+    for (const PodAffinityTerm& t : aff) ok = ok && topology(st, n, t.topology_key).has_value();
+    if (ok) {
+      bool exist = true;
+      for (const PodAffinityTerm& t : aff) {
+        bool found = false;
+        for (NodeId m : st.nodes()) {
+          auto v = topology(st, m, t.topology_key);
+          if (!v || v != topology(st, n, t.topology_key)) continue;
+          for (PodId q : st.pods_on(m)) found = found || selects_all(st.pod(q));
+        }
+        exist = exist && found;
+      }
+      if (!exist) {
+        // Allowed only when no pod anywhere is counted for the terms and the pod matches itself.
+        bool counted = false;
+        for (NodeId m : st.nodes()) {
+          bool has_key = false;
+          for (const PodAffinityTerm& t : aff)
+            has_key = has_key || topology(st, m, t.topology_key).has_value();
+          if (!has_key) continue;
+          for (PodId q : st.pods_on(m)) counted = counted || selects_all(st.pod(q));
+        }
+        ok = !counted && selects_all(pod);
+      }
+    }
+    if (!ok) return "node(s) didn't match pod affinity rules";
+  }
+  for (const PodAffinityTerm& t : spec.pod_anti_affinity.required) {
+    auto v = topology(st, n, t.topology_key);
+    if (!v) continue;
+    for (NodeId m : st.nodes()) {
+      if (topology(st, m, t.topology_key) != v) continue;
+      for (PodId q : st.pods_on(m))
+        if (incoming_selects(st, t, pod, st.pod(q)))
+          return "node(s) didn't match pod anti-affinity rules";
+    }
+  }
+  for (NodeId m : st.nodes()) {
+    for (PodId q : st.pods_on(m)) {
+      const Pod& e = st.pod(q);
+      for (const PodAffinityTerm& t : e.spec->pod_anti_affinity.required) {
+        auto v = topology(st, m, t.topology_key);
+        if (v && topology(st, n, t.topology_key) == v && existing_selects(st, t, e, pod))
+          return "node(s) didn't satisfy existing pods anti-affinity rules";
+      }
+    }
+  }
+  return "";
+}
+
+// Raw InterPodAffinity scores of the feasible nodes (hardPodAffinityWeight 1); `applies` is false
+// when no term of any pod contributed anywhere (PreScore Skip: the plugin then gives 0).
+std::map<NodeId, int64_t> inter_pod_affinity_raw(const ClusterState& st, const Pod& pod,
+                                                 const std::vector<NodeId>& feasible,
+                                                 bool* applies) {
+  std::map<NodeId, int64_t> raw;
+  for (NodeId n : feasible) raw[n] = 0;
+  *applies = false;
+  const PodSpec& spec = *pod.spec;
+  for (NodeId m : st.nodes()) {
+    for (PodId q : st.pods_on(m)) {
+      const Pod& e = st.pod(q);
+      std::vector<std::pair<StrId, int64_t>> add;  // (topology key, weight)
+      for (const auto& t : spec.pod_affinity.preferred)
+        if (incoming_selects(st, t.term, pod, e)) add.emplace_back(t.term.topology_key, t.weight);
+      for (const auto& t : spec.pod_anti_affinity.preferred)
+        if (incoming_selects(st, t.term, pod, e)) add.emplace_back(t.term.topology_key, -t.weight);
+      for (const auto& t : e.spec->pod_affinity.required)
+        if (existing_selects(st, t, e, pod)) add.emplace_back(t.topology_key, 1);
+      for (const auto& t : e.spec->pod_affinity.preferred)
+        if (existing_selects(st, t.term, e, pod)) add.emplace_back(t.term.topology_key, t.weight);
+      for (const auto& t : e.spec->pod_anti_affinity.preferred)
+        if (existing_selects(st, t.term, e, pod)) add.emplace_back(t.term.topology_key, -t.weight);
+      for (const auto& [key, w] : add) {
+        auto v = topology(st, m, key);
+        if (!v) continue;
+        *applies = true;
+        for (NodeId n : feasible)
+          if (topology(st, n, key) == v) raw[n] += w;
+      }
+    }
+  }
+  return raw;
+}
 
 int64_t count_owned(const ClusterState& st, NodeId n, const Pod& pod) {
   int64_t c = 0;
@@ -81,6 +223,10 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
       e.reasons.push_back("Insufficient " + std::string(resource_name(static_cast<ResourceId>(r))));
     }
     if (!e.reasons.empty()) continue;
+    if (std::string r = inter_pod_affinity_reason(st, pod, n); !r.empty()) {
+      e.reasons = {r};
+      continue;
+    }
     e.feasible = true;
     feasible.push_back(n);
   }
@@ -150,6 +296,20 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
       s += double(zone_counts[*z]) * std::log(double(zone_counts.size() + 2)) + 4;
     raw[n]["PodTopologySpread"] = owned ? std::llround(s) : 0;
   }
+  // InterPodAffinity: min-max normalisation, float then truncated; 0 everywhere when skipped.
+  bool ipa_applies = false;
+  auto ipa_raw = inter_pod_affinity_raw(st, pod, feasible, &ipa_applies);
+  int64_t ipa_min = INT64_MAX, ipa_max = INT64_MIN;
+  for (NodeId n : feasible) {
+    ipa_min = std::min(ipa_min, ipa_raw[n]);
+    ipa_max = std::max(ipa_max, ipa_raw[n]);
+  }
+  for (NodeId n : feasible) {
+    raw[n]["InterPodAffinity"] = !ipa_applies || ipa_max == ipa_min
+                                     ? 0
+                                     : static_cast<int64_t>(100.0 * (double(ipa_raw[n] - ipa_min) /
+                                                                     double(ipa_max - ipa_min)));
+  }
   // Normalisation and weights.
   auto max_of = [&](const std::string& p) {
     int64_t m = 0;
@@ -205,6 +365,7 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
     e.scores["NodeAffinity"] = na_max == 0 ? 0 : 100 * r["NodeAffinity"] / na_max;
     e.scores["NodeResourcesFit"] = r["NodeResourcesFit"];
     e.scores["NodeResourcesBalancedAllocation"] = r["NodeResourcesBalancedAllocation"];
+    e.scores["InterPodAffinity"] = r["InterPodAffinity"];
     e.scores["PodTopologySpread"] =
         !owned         ? 0
         : pts_max == 0 ? 100
@@ -212,7 +373,8 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
     e.scores["ImageLocality"] = r["ImageLocality"];
     e.total = 3 * e.scores["TaintToleration"] + 2 * e.scores["NodeAffinity"] +
               e.scores["NodeResourcesFit"] + 2 * e.scores["PodTopologySpread"] +
-              e.scores["NodeResourcesBalancedAllocation"] + e.scores["ImageLocality"];
+              2 * e.scores["InterPodAffinity"] + e.scores["NodeResourcesBalancedAllocation"] +
+              e.scores["ImageLocality"];
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // A direct, node-by-node recomputation of the kube-default profile's Filter and Score results
 // from upstream's formulas (no batching, no caches), for pods without topologySpreadConstraints
-// (owned pods get the system default spreading). Used to verify the plugins independently.
+// (owned pods get the system default spreading); InterPodAffinity by scanning every pod for every
+// node and term (no per-domain counts). Used to verify the plugins independently.
 #pragma once
 
 #include <map>

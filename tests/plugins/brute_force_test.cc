@@ -1,4 +1,5 @@
-// Property test: on small random clusters, the default profile's per-node results
+// Property test: on small random clusters (with inter-pod affinity on a third of the pods), the
+// default profile's per-node results
 // (Scheduler::evaluate: feasibility, reasons, every plugin's normalised score, weighted total)
 // equal a direct, node-by-node recomputation of upstream's formulas from the Node and Pod objects,
 // and the scheduler binds each pod to a top-scored node (percentage 100, deterministic ties →
@@ -64,6 +65,61 @@ std::string random_cluster(Rng& rng, int* pending) {
     }
     out += node;
   }
+  // Inter-pod (anti-)affinity: selectors on app (matchLabels, In, NotIn, everything, or none),
+  // topology keys hostname / zone / disk, namespaces (own, listed, by label, all) and
+  // matchLabelKeys, in the four kinds of terms.
+  auto random_term = [&]() {
+    static const char* kSelectors[] = {
+        "labelSelector: {matchLabels: {app: a}}, ",
+        "labelSelector: {matchExpressions: [{key: app, operator: In, values: [a, b]}]}, ",
+        "labelSelector: {matchExpressions: [{key: app, operator: NotIn, values: [c]}]}, ",
+        "labelSelector: {}, ", ""};
+    static const char* kKeys[] = {"kubernetes.io/hostname", "topology.kubernetes.io/zone", "disk"};
+    std::string t =
+        "{" + std::string(kSelectors[rng.below(5)]) + "topologyKey: " + kKeys[rng.below(3)];
+    switch (rng.below(8)) {
+      case 0: t += ", namespaces: [other]"; break;
+      case 1: t += ", namespaceSelector: {matchLabels: {team: t1}}"; break;
+      case 2: t += ", namespaceSelector: {}"; break;
+      case 3:
+        t += ", namespaces: [default], namespaceSelector: {matchExpressions: [{key: team, "
+             "operator: NotIn, values: [t1]}]}";
+        break;
+      default: break;
+    }
+    if (t.find("labelSelector") != std::string::npos && rng.bernoulli(0.2))
+      t += rng.bernoulli(0.5) ? ", matchLabelKeys: [tier]" : ", mismatchLabelKeys: [tier]";
+    return t + "}";
+  };
+  auto random_pod_affinity = [&]() {
+    std::string kinds[2][2];  // [affinity, anti][required, preferred]
+    const int terms = 1 + static_cast<int>(rng.below(2));
+    for (int i = 0; i < terms; ++i) {
+      const uint64_t a = rng.below(2), r = rng.below(2);
+      std::string& list = kinds[a][r];
+      list += list.empty() ? "" : ", ";
+      list += r == 0 ? random_term()
+                     : "{weight: " + std::to_string(1 + rng.below(100)) +
+                           ", podAffinityTerm: " + random_term() + "}";
+    }
+    std::string out = "affinity:\n";
+    const char* names[2] = {"podAffinity", "podAntiAffinity"};
+    const char* fields[2] = {"requiredDuringSchedulingIgnoredDuringExecution",
+                             "preferredDuringSchedulingIgnoredDuringExecution"};
+    for (int a = 0; a < 2; ++a) {
+      if (kinds[a][0].empty() && kinds[a][1].empty()) continue;
+      out += std::string("  ") + names[a] + ":\n";
+      for (int r = 0; r < 2; ++r)
+        if (!kinds[a][r].empty())
+          out += std::string("    ") + fields[r] + ": [" + kinds[a][r] + "]\n";
+    }
+    return out;
+  };
+  // Namespace objects in half of the clusters (team t1 / t2), none in the others.
+  if (rng.bernoulli(0.5)) {
+    out += "---\nkind: Namespace\nmetadata: {name: default, labels: {team: t1}}\n";
+    out += "---\nkind: Namespace\nmetadata: {name: other, labels: {team: t2}}\n";
+  }
   auto random_pod = [&](const std::string& name, const std::string& node) {
     std::string req;
     const uint64_t kind = rng.below(4);
@@ -90,9 +146,12 @@ std::string random_cluster(Rng& rng, int* pending) {
     std::string meta;
     if (rng.bernoulli(0.6)) {
       meta = "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs-" +
-             std::to_string(rng.below(2)) + ", controller: true}]";
+             std::to_string(rng.below(2)) + ", controller: true}]\n";
     }
-    std::string pod = pod_doc(name, {req}, spec, meta);
+    meta += "labels: {app: " + std::string(1, static_cast<char>('a' + rng.below(3))) + ", tier: t" +
+            std::to_string(rng.below(2)) + "}";
+    if (rng.bernoulli(0.35)) spec += random_pod_affinity();
+    std::string pod = pod_doc((rng.bernoulli(0.25) ? "other/" : "") + name, {req}, spec, meta);
     // Images (ImageLocality) and host ports (NodePorts) on the container "c0".
     static const char* kImages[] = {"app:v1", "db:v2", "big", "none:v9"};
     const std::string image = kImages[rng.below(4)];
@@ -120,6 +179,7 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
       "percentageOfNodesToScore: 100\nprofiles:\n- deterministic: true\n";
   int checked_nodes = 0, scheduled = 0, image_scores = 0, port_conflicts = 0;
+  int ipa_rejected = 0, ipa_scored = 0;  // nodes where InterPodAffinity decided or scored
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Rng rng(seed);
     int pending = 0;
@@ -143,8 +203,11 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
             EXPECT_EQ(got.reasons, e.reasons);
             port_conflicts += got.reasons.size() == 1 && got.reasons[0].find("free ports") !=
                                                              std::string::npos;
+            ipa_rejected +=
+                e.reasons.size() == 1 && e.reasons[0].find("affinity rules") != std::string::npos;
             continue;
           }
+          ipa_scored += e.scores.at("InterPodAffinity") > 0;
           std::map<std::string, int64_t> scores(got.scores.begin(), got.scores.end());
           image_scores += scores["ImageLocality"] > 0;
           EXPECT_EQ(scores, e.scores);
@@ -177,8 +240,12 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
   EXPECT_GT(scheduled, 100);
   EXPECT_GT(image_scores, 50);    // ImageLocality is exercised
   EXPECT_GT(port_conflicts, 10);  // and NodePorts
-  std::printf("checked %d nodes: %d ImageLocality scores > 0, %d port conflicts\n", checked_nodes,
-              image_scores, port_conflicts);
+  EXPECT_GT(ipa_rejected, 100);   // and InterPodAffinity
+  EXPECT_GT(ipa_scored, 100);
+  std::printf(
+      "checked %d nodes, %d scheduled: %d ImageLocality scores > 0, %d port conflicts, "
+      "InterPodAffinity rejected %d and scored %d\n",
+      checked_nodes, scheduled, image_scores, port_conflicts, ipa_rejected, ipa_scored);
 }
 
 }  // namespace

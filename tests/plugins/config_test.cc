@@ -57,20 +57,22 @@ TEST(Config, DefaultProfileIsUpstreamDefault) {
   EXPECT_EQ(p.queue_sort->name(), "PrioritySort");
   EXPECT_EQ(names(p.pre_filter),
             (std::vector<std::string>{"NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                      "PodTopologySpread"}));
+                                      "PodTopologySpread", "InterPodAffinity"}));
   EXPECT_EQ(names(p.filter),
             (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
                                       "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                      "PodTopologySpread"}));
+                                      "PodTopologySpread", "InterPodAffinity"}));
   EXPECT_EQ(names(p.post_filter), std::vector<std::string>{"DefaultPreemption"});
   EXPECT_EQ(names(p.pre_score),
             (std::vector<std::string>{"TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                                      "PodTopologySpread", "NodeResourcesBalancedAllocation"}));
+                                      "PodTopologySpread", "InterPodAffinity",
+                                      "NodeResourcesBalancedAllocation"}));
   EXPECT_EQ(weights(p),
             (std::vector<std::pair<std::string, int64_t>>{{"TaintToleration", 3},
                                                           {"NodeAffinity", 2},
                                                           {"NodeResourcesFit", 1},
                                                           {"PodTopologySpread", 2},
+                                                          {"InterPodAffinity", 2},
                                                           {"NodeResourcesBalancedAllocation", 1},
                                                           {"ImageLocality", 1}}));
   EXPECT_EQ(names(p.bind), std::vector<std::string>{"DefaultBinder"});
@@ -96,6 +98,7 @@ TEST(Config, MultiPointEntryReplacesDefaultInPlaceAndResetsWeight) {
                                                           {"NodeAffinity", 7},
                                                           {"NodeResourcesFit", 1},
                                                           {"PodTopologySpread", 2},
+                                                          {"InterPodAffinity", 2},
                                                           {"NodeResourcesBalancedAllocation", 1},
                                                           {"ImageLocality", 1}}));
 }
@@ -109,10 +112,11 @@ TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
                                                           {"TaintToleration", 3},
                                                           {"NodeAffinity", 2},
                                                           {"NodeResourcesFit", 1},
+                                                          {"InterPodAffinity", 2},
                                                           {"NodeResourcesBalancedAllocation", 1},
                                                           {"ImageLocality", 1}}));
   // Filter is untouched.
-  EXPECT_EQ(p[0]->filter.size(), 7u);
+  EXPECT_EQ(p[0]->filter.size(), 8u);
 }
 
 TEST(Config, DisableAllAtOnePoint) {
@@ -121,9 +125,9 @@ TEST(Config, DisableAllAtOnePoint) {
                             "      enabled: [{name: NodeResourcesFit, weight: 2}]\n"));
   EXPECT_EQ(weights(*p[0]),
             (std::vector<std::pair<std::string, int64_t>>{{"NodeResourcesFit", 2}}));
-  EXPECT_EQ(p[0]->filter.size(), 7u);
+  EXPECT_EQ(p[0]->filter.size(), 8u);
   // PreScore is its own point: still every default PreScore plugin.
-  EXPECT_EQ(p[0]->pre_score.size(), 5u);
+  EXPECT_EQ(p[0]->pre_score.size(), 6u);
 }
 
 TEST(Config, MultiPointDisabledRemovesEverywhere) {
@@ -132,14 +136,14 @@ TEST(Config, MultiPointDisabledRemovesEverywhere) {
                             "      disabled: [{name: TaintToleration}]\n"));
   for (auto* list : {&p[0]->filter, &p[0]->pre_score})
     for (fw::Plugin* pl : *list) EXPECT_NE(pl->name(), "TaintToleration");
-  EXPECT_EQ(p[0]->score.size(), 5u);
+  EXPECT_EQ(p[0]->score.size(), 6u);
 }
 
 TEST(Config, DisabledAtOnePointKeepsOtherPoints) {
   auto p =
       profiles_from(profile("  plugins:\n    score:\n"
                             "      disabled: [{name: NodeResourcesBalancedAllocation}]\n"));
-  EXPECT_EQ(p[0]->score.size(), 5u);
+  EXPECT_EQ(p[0]->score.size(), 6u);
   EXPECT_EQ(names(p[0]->pre_score).back(), "NodeResourcesBalancedAllocation");
 }
 
@@ -170,13 +174,13 @@ TEST(Config, NotModelledPluginsAreAcceptedWithWarning) {
   auto cfg = fw::parse_scheduler_config(
       profile(
           "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding, weight: 4}]\n"
-          "  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 2}\n"),
+          "  pluginConfig:\n  - name: VolumeZone\n    args: {foo: 2}\n"),
       "c.yaml");
   auto p = build_profiles(cfg, registry(), &warnings);
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("VolumeBinding is accepted but not modelled"), std::string::npos);
-  EXPECT_NE(warnings[1].find("InterPodAffinity"), std::string::npos);
-  EXPECT_EQ(p[0]->score.size(), 6u);  // VolumeBinding is not instantiated
+  EXPECT_NE(warnings[1].find("VolumeZone"), std::string::npos);
+  EXPECT_EQ(p[0]->score.size(), 7u);  // VolumeBinding is not instantiated
   // The default profile names them only implicitly: no warning.
   warnings.clear();
   build_profiles(fw::default_scheduler_config(), registry(), &warnings);

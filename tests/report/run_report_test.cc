@@ -130,6 +130,32 @@ TEST(RunReport, ReportOverSeveralRunsHasEverySectionAndIsDeterministic) {
   EXPECT_EQ(html, slurp(s.path("r2.html")));
 }
 
+TEST(RunReport, RunsWithoutAFileTheOthersHaveAreNamed) {
+  Scratch s("missing");
+  // kube-default has every file, megha no pods.csv, timeseries.csv or edge_ratio.csv, jobs-only
+  // nothing but jobs.csv.
+  write_run_report({kData + "kube-default", kData + "megha", kData + "jobs-only"},
+                   s.path("r.html"));
+  const std::string html = slurp(s.path("r.html"));
+  ASSERT_TRUE(check_xml(html).ok);
+  EXPECT_NE(html.find("Not every run wrote the same files: jobs-only without summary.json; "
+                      "megha-rand, jobs-only without pods.csv; megha-rand, jobs-only without "
+                      "timeseries.csv; megha-rand, jobs-only without edge_ratio.csv."),
+            std::string::npos);
+  for (const char* note : {"Not shown here (no pods.csv): megha-rand, jobs-only.",
+                           "Not shown here (no timeseries.csv): megha-rand, jobs-only.",
+                           "Not shown here (no edge_ratio.csv): megha-rand, jobs-only.",
+                           "Not shown here (no summary.json): jobs-only."})
+    EXPECT_NE(html.find(note), std::string::npos) << note;
+  EXPECT_EQ(html.find("(no jobs.csv)"), std::string::npos);  // every run has one
+
+  // Runs with the same files get no such notes.
+  write_run_report({kData + "kube-default", kData + "kubedsm"}, s.path("same.html"));
+  const std::string same = slurp(s.path("same.html"));
+  EXPECT_EQ(same.find("Not every run"), std::string::npos);
+  EXPECT_EQ(same.find("Not shown here"), std::string::npos);
+}
+
 TEST(RunReport, EdgeRatioTableHasTimeWeightedMeansAndSpread) {
   Scratch s("edge");
   const std::string dir = s.path("run");

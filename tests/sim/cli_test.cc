@@ -154,4 +154,32 @@ TEST(SimCli, CompareWritesOneDirectoryPerProfileAndAReport) {
   EXPECT_LT(dflt, rnd) << log;
 }
 
+TEST(SimCli, QueueModeRequeueAllGivesTheSameRun) {
+  // The oracle mode from the command line (docs/simulator.md#the-scheduling-queue): a trace
+  // replay overloading two workers, and the scenario above, give the same files in both modes.
+  Scratch s("queue-mode");
+  std::string trace;
+  for (int j = 0; j < 12; ++j) trace += std::to_string(j) + " 6 1 1 1 2 1 1 1\n";
+  const std::string tr = s.write("t.tr", trace);
+  const std::string sc = s.write("s.yaml", kScenario);
+  for (const std::string& input : {"--trace " + tr + " --workers 2", sc}) {
+    SCOPED_TRACE(input);
+    ASSERT_EQ(run("sim " + input + " --out " + s.path("h") + " -q --no-wall-clock", s.path("log")),
+              0)
+        << slurp(s.path("log"));
+    ASSERT_EQ(run("sim " + input + " --queue-mode requeue-all --out " + s.path("r") +
+                      " -q --no-wall-clock",
+                  s.path("log")),
+              0)
+        << slurp(s.path("log"));
+    for (const char* f : {"summary.json", "jobs.csv", "pods.csv", "timeseries.csv"}) {
+      EXPECT_EQ(slurp(s.path(std::string("h/") + f)), slurp(s.path(std::string("r/") + f))) << f;
+    }
+  }
+  EXPECT_EQ(run("sim " + sc + " --queue-mode sometimes --out " + s.path("x"), s.path("log")), 1);
+  EXPECT_NE(slurp(s.path("log")).find("--queue-mode: expected hints or requeue-all"),
+            std::string::npos)
+      << slurp(s.path("log"));
+}
+
 }  // namespace

@@ -287,6 +287,31 @@ TEST(Job, RunsCompletionsWithBoundedParallelism) {
   EXPECT_EQ(log.open(), 0u);
 }
 
+TEST(Job, AMigratedPodIsReplacedWithoutCountingAFailure) {
+  Bench b;
+  JobLog log;
+  JobSpec spec;
+  spec.name = "train";
+  spec.tmpl = tmpl();
+  spec.tmpl.exec.work = Dist::constant(100.0 * kSecond);
+  spec.completions = 1;
+  spec.backoff_limit = 0;  // one failure would fail the Job
+  Job job(b.sim, spec, 7, 1, log);
+  b.loop.run_until(10 * kSecond);
+  const auto first = b.sim.state().find_pod("default", "train-0");
+  ASSERT_TRUE(first.has_value());
+  b.sim.delete_pod(*first, std::string(fw::kMigrationReason) + ": to another node");
+  b.loop.run_until(20 * kSecond);
+  EXPECT_EQ(job.failures(), 0);
+  const auto second = b.sim.state().find_pod("default", "train-1");
+  ASSERT_TRUE(second.has_value()) << "the Job replaces a migrated pod";
+  EXPECT_EQ(b.sim.migrations(*second), 1u);
+  EXPECT_EQ(b.sim.restarts(*second), 0u);
+  b.loop.run_until();
+  EXPECT_TRUE(job.finished());
+  EXPECT_EQ(log.failed_count(), 0u);
+}
+
 TEST(Job, ReplacesFailedPodsUntilTheBackoffLimit) {
   Bench b;
   JobLog log;

@@ -224,6 +224,17 @@ TEST(Simulation, UnknownPolicyAndNodeNamesAreInputErrors) {
   Scenario sc =
       parse_scenario("scheduler: nope\ncluster: {nodes: [{name: a, cpu: 1}]}\n", "s.yaml", "");
   EXPECT_THROW(Simulation(sc, reg, {}), InputError);
+  // A typo names the scenario's line and the closest policy.
+  Scenario typo = parse_scenario(
+      "cluster: {nodes: [{name: a, cpu: 1}]}\nscheduler: {policy: fital}\n", "s.yaml", "");
+  try {
+    Simulation sim(typo, reg, {});
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.yaml:2: scheduler.policy: unknown scheduling policy \"fital\" (did you mean "
+              "\"fitall\"?) (known: fitall, fitall-random)");
+  }
   Scenario sc2 = parse_scenario(
       "scheduler: fitall\nduration: 1m\ncluster: {nodes: [{name: a, cpu: 1}]}\nevents:\n"
       "- {at: 1s, action: fail, nodes: [zz]}\n",

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "plugins/helper/args.h"
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 
 namespace orrery::plugins {
@@ -20,6 +21,14 @@ bool more_important(const ClusterState& st, PodId a, PodId b) {
   if (pa.spec->priority != pb.spec->priority) return pa.spec->priority > pb.spec->priority;
   if (pa.creation_us != pb.creation_us) return pa.creation_us < pb.creation_us;
   return st.pod_serial(a) < st.pod_serial(b);
+}
+
+constexpr const char* kNoVictims = "No preemption victims found for incoming pod";
+
+bool has_lower_priority_pod(const ClusterState& st, NodeId node, int32_t priority) {
+  for (PodId p : st.pods_on(node))
+    if (st.pod(p).spec->priority < priority) return true;
+  return false;
 }
 
 struct Candidate {
@@ -125,7 +134,7 @@ bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
   for (PodId p : st.pods_on(node))
     if (st.pod(p).spec->priority < cycle.spec.priority) potential.push_back(p);
   if (potential.empty()) {
-    *reasons = {"No preemption victims found for incoming pod"};
+    *reasons = {kNoVictims};
     return false;
   }
   for (PodId v : potential) {
@@ -172,7 +181,10 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
     return result;
   };
   // 1) Is the pod eligible to preempt?
-  if (cycle.spec.preempt_never) return fail("not eligible due to preemptionPolicy=Never.");
+  if (cycle.spec.preempt_never) {
+    result.filters_decide = true;
+    return fail("not eligible due to preemptionPolicy=Never.");
+  }
   if (cycle.nominated_node != kNoNode) {
     bool nominated_unresolvable = false;
     for (const fw::Rejection& r : rejections.items())
@@ -191,7 +203,16 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
   std::vector<NodeId> potential;
   for (const fw::Rejection& r : rejections.items())
     if (!r.unresolvable) potential.push_back(r.node);
-  std::sort(potential.begin(), potential.end());
+  // Filters reject nodes in the order of a rotation over the ascending node list, so this is
+  // usually an ascending run rotated: put it in order without a full sort.
+  auto run_end = std::is_sorted_until(potential.begin(), potential.end());
+  if (run_end != potential.end()) {
+    if (std::is_sorted(run_end, potential.end()) && potential.back() < potential.front()) {
+      std::rotate(potential.begin(), run_end, potential.end());
+    } else {
+      std::sort(potential.begin(), potential.end());
+    }
+  }
   potential.erase(std::unique(potential.begin(), potential.end()), potential.end());
 
   const size_t all_nodes = st.node_count();
@@ -203,8 +224,14 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
     const size_t wanted = num_candidates(potential.size());
     std::vector<PodId> victims;
     std::vector<std::string> reasons;
+    int no_victims = 0;  // nodes without lower-priority pods (the common case under overload)
     for (size_t i = 0; i < potential.size(); ++i) {
       const NodeId node = potential[(offset + i) % potential.size()];
+      if (!has_lower_priority_pod(st, node, cycle.spec.priority)) {
+        ++statuses;  // what select_victims_on_node says, without its what-if
+        ++no_victims;
+        continue;
+      }
       if (select_victims_on_node(cycle, handle, node, &victims, &reasons)) {
         candidates.push_back({node, victims});
         if (candidates.size() >= wanted) break;
@@ -213,9 +240,12 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
         for (const std::string& r : reasons) reason_counts[r]++;
       }
     }
+    if (no_victims > 0) reason_counts[kNoVictims] += no_victims;
   }
   if (candidates.empty()) {
     result.clear_nomination = true;
+    // With no node where removing pods may help, only the filters' verdicts can change that.
+    result.filters_decide = potential.empty();
     if (all_nodes > statuses) {
       reason_counts["Preemption is not helpful for scheduling"] +=
           static_cast<int>(all_nodes - statuses);
@@ -242,6 +272,29 @@ void DefaultPreemption::on_event(const fw::ClusterEvent& event) {
   if (event.kind == fw::EventKind::kPodDeleted || event.kind == fw::EventKind::kPodFinished) {
     terminating_.erase(event.pod_serial);
   }
+}
+
+// Preemption finds no candidate while no node has lower-priority pods whose removal makes the
+// pod fit (or, for a nominated pod, while a victim is still terminating). That changes when a pod
+// is released (resources, terminating victims), a lower-priority pod is assigned (a new victim),
+// a node appears or changes, or a nomination the what-if honours is cleared. What-if verdicts of
+// the filters themselves are covered by their own hints (the scheduler records every filter the
+// pod ran when preemption failed).
+fw::QueueingHint DefaultPreemption::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                  const fw::PodClassKey& waiting) const {
+  switch (event.kind) {
+    case fw::QueueEvent::kPodReleased:
+    case fw::QueueEvent::kNodeAdded:
+    case fw::QueueEvent::kNodeUpdated:
+    case fw::QueueEvent::kAll: return fw::QueueingHint::kQueue;
+    case fw::QueueEvent::kPodAssigned: return queue_if(event.priority < waiting.spec->priority);
+    case fw::QueueEvent::kNominationCleared: return queue_if(nomination_may_help(event, waiting));
+    default: return fw::QueueingHint::kSkip;
+  }
+}
+
+uint64_t DefaultPreemption::class_salt(const ClusterState&, PodId) const {
+  return 0;  // the spec (priority, preemption policy); nominations have their own classes
 }
 
 }  // namespace orrery::plugins

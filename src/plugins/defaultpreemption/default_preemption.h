@@ -40,6 +40,9 @@ class DefaultPreemption : public fw::Plugin {
   fw::PostFilterResult post_filter(const fw::CycleContext& cycle, fw::FrameworkHandle& handle,
                                    const fw::Rejections& rejections) override;
   void on_event(const fw::ClusterEvent& event) override;
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
+                                 const fw::PodClassKey& waiting) const override;
+  uint64_t class_salt(const ClusterState& state, PodId pod) const override;
 
   // SelectVictimsOnNode: true with the victims (most important first) when evicting them lets the
   // pod fit on `node`; false with the reasons otherwise. The state is restored before returning.

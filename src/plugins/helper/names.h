@@ -11,6 +11,7 @@ inline constexpr const char* kNodeAffinity = "NodeAffinity";
 inline constexpr const char* kNodeResourcesFit = "NodeResourcesFit";
 inline constexpr const char* kNodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation";
 inline constexpr const char* kPodTopologySpread = "PodTopologySpread";
+inline constexpr const char* kInterPodAffinity = "InterPodAffinity";
 inline constexpr const char* kDefaultPreemption = "DefaultPreemption";
 inline constexpr const char* kDefaultBinder = "DefaultBinder";
 inline constexpr const char* kSchedulingGates = "SchedulingGates";

@@ -1,5 +1,6 @@
 #include "plugins/machineconstraints/machine_constraints.h"
 
+#include "plugins/helper/hints.h"
 #include "plugins/helper/keep_nodes.h"
 #include "plugins/helper/names.h"
 
@@ -27,6 +28,16 @@ size_t MachineConstraints::filter(const fw::CycleContext& cycle, NodeId* nodes, 
 void MachineConstraints::describe(const ClusterState&, const fw::Rejection&,
                                   std::vector<std::string>* reasons) const {
   reasons->push_back("node(s) didn't satisfy the pod's machine constraints");
+}
+
+// Its verdict depends on the node alone.
+fw::QueueingHint MachineConstraints::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                   const fw::PodClassKey&) const {
+  return node_only_hint(event);
+}
+
+uint64_t MachineConstraints::class_salt(const ClusterState&, PodId) const {
+  return 0;
 }
 
 }  // namespace orrery::plugins

@@ -28,6 +28,9 @@ class MachineConstraints : public fw::Plugin {
                 fw::Rejections& rejections) override;
   void describe(const ClusterState& state, const fw::Rejection& r,
                 std::vector<std::string>* reasons) const override;
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
+                                 const fw::PodClassKey& waiting) const override;
+  uint64_t class_salt(const ClusterState& state, PodId pod) const override;
 
  private:
   NodeCache<uint64_t> node_constraints_;

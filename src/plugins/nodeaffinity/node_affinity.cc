@@ -5,6 +5,7 @@
 
 #include "core/k8s_objects.h"
 #include "plugins/helper/args.h"
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 #include "plugins/helper/node_affinity.h"
 #include "plugins/helper/normalize.h"
@@ -211,6 +212,16 @@ void NodeAffinityPlugin::score(const fw::CycleContext& cycle, std::span<const No
 void NodeAffinityPlugin::normalize(const fw::CycleContext&, std::span<const NodeId> nodes,
                                    int64_t* scores) {
   default_normalize(fw::kMaxNodeScore, /*reverse=*/false, scores, nodes.size());
+}
+
+// Its verdict depends on the node alone.
+fw::QueueingHint NodeAffinityPlugin::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                   const fw::PodClassKey&) const {
+  return node_only_hint(event);
+}
+
+uint64_t NodeAffinityPlugin::class_salt(const ClusterState&, PodId) const {
+  return 0;
 }
 
 }  // namespace orrery::plugins

@@ -42,6 +42,9 @@ class NodeAffinityPlugin : public fw::Plugin {
                 fw::Rejections& rejections) override;
   void describe(const ClusterState& state, const fw::Rejection& r,
                 std::vector<std::string>* reasons) const override;
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
+                                 const fw::PodClassKey& waiting) const override;
+  uint64_t class_salt(const ClusterState& state, PodId pod) const override;
   fw::Status pre_score(const fw::CycleContext& cycle, std::span<const NodeId> nodes) override;
   void score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
              int64_t* scores) override;

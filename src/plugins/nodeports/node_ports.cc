@@ -54,4 +54,19 @@ void NodePorts::describe(const ClusterState&, const fw::Rejection&,
   reasons->push_back("node(s) didn't have free ports for the requested pod ports");
 }
 
+fw::QueueingHint NodePorts::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                          const fw::PodClassKey&) const {
+  switch (event.kind) {
+    case fw::QueueEvent::kPodReleased:
+    case fw::QueueEvent::kNodeAdded:
+    case fw::QueueEvent::kNodeUpdated:
+    case fw::QueueEvent::kAll: return fw::QueueingHint::kQueue;
+    default: return fw::QueueingHint::kSkip;
+  }
+}
+
+uint64_t NodePorts::class_salt(const ClusterState&, PodId) const {
+  return 0;  // the spec's host ports
+}
+
 }  // namespace orrery::plugins

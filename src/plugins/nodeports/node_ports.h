@@ -25,6 +25,10 @@ class NodePorts : public fw::Plugin {
                 fw::Rejections& rejections) override;
   void describe(const ClusterState& state, const fw::Rejection& r,
                 std::vector<std::string>* reasons) const override;
+  // A freed port (a pod released) or a new node may help; the ports are part of the spec.
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
+                                 const fw::PodClassKey& waiting) const override;
+  uint64_t class_salt(const ClusterState& state, PodId pod) const override;
 };
 
 }  // namespace orrery::plugins

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "plugins/helper/args.h"
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 
 namespace orrery::plugins {
@@ -218,6 +219,24 @@ void NodeResourcesFit::score(const fw::CycleContext& cycle, std::span<const Node
       break;
     }
   }
+}
+
+// Free resources grow only when a pod releases them, a nomination is cleared or a node appears or
+// changes; an assigned pod or a removed node can only take them away.
+fw::QueueingHint NodeResourcesFit::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                 const fw::PodClassKey& waiting) const {
+  switch (event.kind) {
+    case fw::QueueEvent::kPodReleased:
+    case fw::QueueEvent::kNodeAdded:
+    case fw::QueueEvent::kNodeUpdated:
+    case fw::QueueEvent::kAll: return fw::QueueingHint::kQueue;
+    case fw::QueueEvent::kNominationCleared: return queue_if(nomination_may_help(event, waiting));
+    default: return fw::QueueingHint::kSkip;
+  }
+}
+
+uint64_t NodeResourcesFit::class_salt(const ClusterState&, PodId) const {
+  return 0;  // the spec's requests
 }
 
 }  // namespace orrery::plugins

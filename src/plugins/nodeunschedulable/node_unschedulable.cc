@@ -1,5 +1,6 @@
 #include "plugins/nodeunschedulable/node_unschedulable.h"
 
+#include "plugins/helper/hints.h"
 #include "plugins/helper/keep_nodes.h"
 #include "plugins/helper/names.h"
 
@@ -22,6 +23,16 @@ size_t NodeUnschedulable::filter(const fw::CycleContext& cycle, NodeId* nodes, s
 void NodeUnschedulable::describe(const ClusterState&, const fw::Rejection&,
                                  std::vector<std::string>* reasons) const {
   reasons->push_back("node(s) were unschedulable");
+}
+
+// Its verdict depends on the node alone.
+fw::QueueingHint NodeUnschedulable::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                  const fw::PodClassKey&) const {
+  return node_only_hint(event);
+}
+
+uint64_t NodeUnschedulable::class_salt(const ClusterState&, PodId) const {
+  return 0;
 }
 
 }  // namespace orrery::plugins

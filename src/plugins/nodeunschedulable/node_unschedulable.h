@@ -16,6 +16,9 @@ class NodeUnschedulable : public fw::Plugin {
                 fw::Rejections& rejections) override;
   void describe(const ClusterState& state, const fw::Rejection& r,
                 std::vector<std::string>* reasons) const override;
+  fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
+                                 const fw::PodClassKey& waiting) const override;
+  uint64_t class_salt(const ClusterState& state, PodId pod) const override;
 
  private:
   NodeCache<uint8_t> unschedulable_;

@@ -7,6 +7,7 @@
 #include "core/k8s_objects.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/fast_div.h"
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 #include "plugins/helper/node_affinity.h"
 
@@ -484,6 +485,56 @@ void PodTopologySpread::normalize(const fw::CycleContext&, std::span<const NodeI
       scores[j] = last;
     }
   }
+}
+
+// Any node change may change the domains (a removed node may take the minimum with it). A pod
+// counted or uncounted changes the counts only if one of the waiting pod's hard constraints
+// selects it (upstream's isSchedulableAfterPodChange): same namespace, selector and matchLabelKeys
+// values; a pod already gone (deleted) is not known, and selection by owner (hard default
+// constraints) is not checked, so those requeue.
+fw::QueueingHint PodTopologySpread::queueing_hint(const fw::QueueEvent& event,
+                                                  const ClusterState& state,
+                                                  const fw::PodClassKey& waiting) const {
+  switch (event.kind) {
+    case fw::QueueEvent::kPodAssigned:
+    case fw::QueueEvent::kPodReleased: break;
+    case fw::QueueEvent::kNominationCleared: return queue_if(nomination_may_help(event, waiting));
+    case fw::QueueEvent::kOther: return fw::QueueingHint::kSkip;
+    default: return fw::QueueingHint::kQueue;
+  }
+  const PodSpec& spec = *waiting.spec;
+  if (spec.topology_spread.empty() || event.pod == kNoPod || !state.pod_alive(event.pod)) {
+    return fw::QueueingHint::kQueue;
+  }
+  const Pod& other = state.pod(event.pod);
+  if (other.ns != interned(waiting.ns)) return fw::QueueingHint::kSkip;
+  const LabelSet& labels = other.spec->labels;
+  for (const TopologySpreadConstraint& t : spec.topology_spread) {
+    if (t.when_unsatisfiable != SpreadWhenUnsatisfiable::kDoNotSchedule) continue;
+    bool any_term = !t.selector.match_labels.empty() || !t.selector.match_expressions.empty();
+    bool selects = t.selector.matches(labels);
+    for (StrId k : t.match_label_keys) {
+      if (auto v = spec.labels.get(k)) {
+        any_term = true;
+        selects = selects && labels.get(k) == v;
+      }
+    }
+    if (any_term && selects) return fw::QueueingHint::kQueue;  // an empty selector counts nothing
+  }
+  return fw::QueueingHint::kSkip;
+}
+
+// Hard default constraints select the pod's controller group: pods of one spec in different
+// groups count different pods.
+uint64_t PodTopologySpread::class_salt(const ClusterState& state, PodId pod) const {
+  const Pod& p = state.pod(pod);
+  if (!p.spec->topology_spread.empty() || !spreads_by_owner(p)) return 0;
+  for (const TopologySpreadConstraint& t : defaults_) {
+    if (t.when_unsatisfiable == SpreadWhenUnsatisfiable::kDoNotSchedule) {
+      return uint64_t{state.pod_group(pod)} + 1;
+    }
+  }
+  return 0;
 }
 
 }  // namespace orrery::plugins

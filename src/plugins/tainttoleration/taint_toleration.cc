@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"
 #include "plugins/helper/node_affinity.h"
 #include "plugins/helper/normalize.h"
@@ -100,6 +101,16 @@ std::optional<int64_t> TaintToleration::uniform_score(const fw::CycleContext& cy
   flags(cycle.state);
   if (flags_.any() & kHasPreferTaint) return std::nullopt;
   return fw::kMaxNodeScore;  // every count is 0: normalize() gives the maximum everywhere
+}
+
+// Its verdict depends on the node alone.
+fw::QueueingHint TaintToleration::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
+                                                const fw::PodClassKey&) const {
+  return node_only_hint(event);
+}
+
+uint64_t TaintToleration::class_salt(const ClusterState&, PodId) const {
+  return 0;
 }
 
 }  // namespace orrery::plugins

@@ -36,6 +36,12 @@ sim::Time auto_sample_interval(const Workload& w) {
 
 }  // namespace
 
+void apply(const Architecture& a, RunOptions* o) {
+  o->pick = a.pick;
+  o->reference_cs = a.reference && a.arch == Arch::kPigeonC;
+  o->retry_rejected = !(a.reference && a.arch == Arch::kMegha);
+}
+
 std::string profile_name(Arch arch, Pick pick) {
   return std::string(arch_name(arch)) + "_" + std::string(pick_name(pick));
 }
@@ -140,14 +146,8 @@ RunOutput run_request(const SimRequest& req) {
   if (req.replicate < 1) throw InputError("--replicate: expected a positive integer");
   ClusterConfig c = load_cluster_config(req.cluster_config, req.arch);
   if (req.replicate > 1) c = replicate(c, req.replicate);
-  std::string model_path = req.task_model;
-  if (model_path.empty()) {
-    const size_t slash = req.cluster_config.find_last_of('/');
-    model_path =
-        (slash == std::string::npos ? std::string() : req.cluster_config.substr(0, slash + 1)) +
-        "task_constraint_model.json";
-  }
-  const TaskConstraintModel model = load_task_model(model_path);
+  const TaskConstraintModel model = load_task_model(
+      req.task_model.empty() ? default_task_model(req.cluster_config) : req.task_model);
   auto trace = std::make_shared<const sim::Trace>(sim::read_trace(req.trace));
   std::vector<ConstraintOverride> overrides;
   if (!req.task_constraints.empty())
@@ -156,6 +156,12 @@ RunOutput run_request(const SimRequest& req) {
   RunOutput r = run_federated(w, c, req.options);
   if (!req.out.empty()) write_run(r, req.out);
   return r;
+}
+
+std::string default_task_model(const std::string& cluster_config) {
+  const size_t slash = cluster_config.find_last_of('/');
+  return (slash == std::string::npos ? std::string() : cluster_config.substr(0, slash + 1)) +
+         "task_constraint_model.json";
 }
 
 void write_run(const RunOutput& r, const std::string& dir) {

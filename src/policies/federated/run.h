@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "policies/federated/architectures.h"
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/matcher.h"
 #include "policies/federated/sim_params.h"
@@ -50,6 +51,10 @@ struct RunOutput {
   uint64_t inconsistencies = 0;
 };
 
+// Sets what an architecture's name decides (architectures.h): matching, and the reference
+// behaviour (Megha: rejected tasks wait in the queue; PigeonC: the reference CS_i counting).
+void apply(const Architecture& a, RunOptions* o);
+
 // "megha_rand", "megha_min", "pigeonc_rand", "pigeonc_min".
 std::string profile_name(Arch arch, Pick pick);
 
@@ -72,5 +77,8 @@ struct SimRequest {
   RunOptions options;
 };
 RunOutput run_request(const SimRequest& req);
+
+// The task model a request without one uses: task_constraint_model.json beside the configuration.
+std::string default_task_model(const std::string& cluster_config);
 
 }  // namespace orrery::federated

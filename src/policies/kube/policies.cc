@@ -23,15 +23,22 @@ fw::PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> regi
     for (const std::string& w : warnings) ctx.stats.warn(w);
     fw::DecisionLatency latency;
     bool deterministic = false;
+    fw::QueueMode queue_mode = fw::QueueMode::kHints;
     if (ctx.args.defined()) {
       ctx.args.expect_map();
       for (const std::string& k : ctx.args.keys()) {
-        if (k != "decision_latency" && k != "deterministic") {
-          ctx.args.child(k).fail("unknown field (expected decision_latency, deterministic)");
+        if (k != "decision_latency" && k != "deterministic" && k != "queue") {
+          ctx.args.child(k).fail("unknown field (expected decision_latency, deterministic, queue)");
         }
       }
       latency = fw::parse_decision_latency(ctx.args.child("decision_latency"));
       deterministic = ctx.args.bool_or("deterministic", false);
+      const std::string mode = ctx.args.str_or("queue", "hints");
+      if (mode == "requeue-all") {
+        queue_mode = fw::QueueMode::kRequeueAll;
+      } else if (mode != "hints") {
+        ctx.args.child("queue").fail("expected hints or requeue-all, got \"" + mode + "\"");
+      }
     }
     if (deterministic)
       for (auto& p : profiles) p->deterministic_ties = true;
@@ -39,6 +46,7 @@ fw::PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> regi
     options.seed = ctx.seed;
     options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
     options.queue = fw::queue_options(config);
+    options.queue.mode = queue_mode;
     const bool enforced = std::all_of(profiles.begin(), profiles.end(), [](const auto& p) {
       return std::any_of(p->filter.begin(), p->filter.end(), [](const fw::Plugin* f) {
         return f->name() == plugins::names::kMachineConstraints;

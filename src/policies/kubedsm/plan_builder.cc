@@ -143,7 +143,8 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
       continue;
     }
     ++migrations;
-    const std::string why = fmt::format("kubedsm: migrate to {}", node_name(node));
+    const std::string why =
+        fmt::format("{}: kubedsm moves it to {}", fw::kMigrationReason, node_name(node));
     if (o.style == MigrationStyle::kDeleteFirst) {
       plan.remove(cur, why);
       const Resources& req = pod.spec->nonzero_request;

@@ -11,6 +11,7 @@
 #include "policies/kubedsm/repro.h"
 #include "sim/demand.h"
 #include "sim/scenario.h"
+#include "sim/simulation.h"
 
 namespace orrery::kubedsm {
 namespace {
@@ -135,6 +136,40 @@ TEST(KubeDsmScenario, RunsAreDeterministicAndMigrate) {
   RunSpec k8s = r;
   k8s.policy = "k8s";
   EXPECT_EQ(run_once(k8s).migrations, 0);
+}
+
+// One definition of a migration everywhere (docs/simulator.md): the pods deleted to be moved are
+// outcome Migrated, bounded by what the scheduler planned and completed, and none is a restart.
+TEST(KubeDsmScenario, MigrationsAgreeAcrossSummaryAndPodsCsvAndAreNotRestarts) {
+  const sim::Scenario sc = sim::load_scenario(std::string(ORRERY_SOURCE_DIR) +
+                                              "/scenarios/kubedsm/1.5_0.4-kubedsm.yaml");
+  const fw::PolicyRegistry reg = evaluation_policies();
+  sim::RunOptions opt;
+  opt.wall_clock = false;
+  sim::Simulation s(sc, reg, opt);
+  s.run();
+  const Json sum = s.summary();
+  const int64_t migrations = sum["scheduler"]["migrations"].get<int64_t>();
+  ASSERT_GT(migrations, 0);
+  // Every pod deleted to be moved is Migrated; scheduler.migrations counts the completed plans.
+  const int64_t migrated = sum["pods"]["outcomes"]["Migrated"].get<int64_t>();
+  EXPECT_GE(migrated, migrations);
+  EXPECT_LE(migrated, sum["scheduler"]["kubedsm"]["migrations_planned"].get<int64_t>());
+  const std::string csv = s.recorder().pods_csv();
+  EXPECT_EQ(csv.find(",Deleted\n"), std::string::npos) << "a migration is not a plain deletion";
+  int migrated_rows = 0, restarted_rows = 0;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header: ...,restarts,migrations,outcome
+  while (std::getline(in, line)) {
+    const size_t outcome = line.rfind(',');
+    const size_t mig = line.rfind(',', outcome - 1);
+    const size_t rst = line.rfind(',', mig - 1);
+    restarted_rows += line.substr(rst + 1, mig - rst - 1) != "0";
+    migrated_rows += line.substr(mig + 1, outcome - mig - 1) != "0";
+  }
+  EXPECT_EQ(restarted_rows, 0);
+  EXPECT_GT(migrated_rows, 0) << "replacements carry their replica's migrations";
 }
 
 TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
