@@ -201,23 +201,25 @@ TEST(DemandCycles, PerServiceDrawsAsGenny) {
   size_a[kCpu] = 1000, size_a[kMemory] = 1 * kGi;
   size_b[kCpu] = 1000, size_b[kMemory] = 2 * kGi;
   size_d[kCpu] = 3000, size_d[kMemory] = 3 * kGi;
-  spec.sizes = {size_a, size_b, size_d};
-  Demand da, db, dd;
+  spec.sizes = {size_a, size_b, size_a, size_d};  // A, B, C (as A), D
+  Demand da, db, dc, dd;
   Rng rng(1);
-  auto f = generate_demand_cycles(spec, {a, b, d}, rng, {&da, &db, &dd});
+  auto f = generate_demand_cycles(spec, {a, b, a, d}, rng, {&da, &db, &dc, &dd});
   ASSERT_EQ(f.size(), 4u);
   EXPECT_DOUBLE_EQ(da.at(60 * kSecond), 5.0);  // round(1.5 * 3) = round(4.5) = 5 (away from 0)
   EXPECT_DOUBLE_EQ(db.at(60 * kSecond), 3.0);  // round(3.28)
   EXPECT_DOUBLE_EQ(dd.at(60 * kSecond), 2.0);  // round(1.5)
   EXPECT_DOUBLE_EQ(da.at(0), 0.0);             // idle before the first cycle
   EXPECT_DOUBLE_EQ(da.at(60 * kSecond + 4 * 90 * kSecond), 0.0);  // stopped after the last
-  EXPECT_NEAR(f[0], (5.0 / 3 + 3.0 / 2.1875 + 2.0 / 1) / 3, 1e-12);
+  EXPECT_NEAR(f[0], (5.0 / 3 + 3.0 / 2.1875 + 5.0 / 3 + 2.0 / 1) / 4, 1e-12);
 
   // A draw never gives fewer than one pod; draws follow the seed and are independent per
   // service: with a fixed seed the sequence is the service-major one genny makes.
+  // Two services split the basis in two: c_A = (11/2 + 13/2) / 2 = 6.
   spec.mean = 0.1;
   spec.sd = 1.0;
   spec.cycles = 50;
+  spec.sizes = {size_a, size_d};
   Demand x1, y1, x2, y2;
   Rng r1(7), r2(7);
   generate_demand_cycles(spec, {a, d}, r1, {&x1, &y1});
@@ -228,7 +230,7 @@ TEST(DemandCycles, PerServiceDrawsAsGenny) {
   for (const auto& [t, pods] : x1.steps()) {
     if (t == spec.start + spec.period * spec.cycles) break;  // the stop step
     EXPECT_GE(pods, 1.0);
-    EXPECT_DOUBLE_EQ(pods, std::max(1.0, std::round(r3.normal(0.1 * 3, 1.0 * 3))));
+    EXPECT_DOUBLE_EQ(pods, std::max(1.0, std::round(r3.normal(0.1 * 6, 1.0 * 6))));
   }
 }
 
