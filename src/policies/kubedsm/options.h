@@ -8,6 +8,10 @@
 //   gamma: 100
 //   suggestBudget: reclaimable   # or "free" (the literal Alg. 2 line 5)
 //   fitCheck: approximate        # or "exact": makeDecision's subsets must be matchable per node
+//   qosFunction: linear          # eq. 3, or "sqrt": ecmus's concave QoS (qos.h)
+//   fragmentation: minedraft     # 1 − product of used shares per node, or "orrery" (fragmentation.h)
+//   podSize: eq11                # eq. 11, or "ecmus": product of shares of the largest node
+//   lastPod: false               # true: never move a service's last running pod (ecmus)
 //   migration: delete-first      # or "create-first"
 //   waitForRunning: true         # delete-first: wait until the replacement runs
 //   boundedCloud: true           # offloads need room on a cloud node; false: unbounded (§4.1.1)
