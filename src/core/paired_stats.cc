@@ -7,10 +7,10 @@
 namespace orrery {
 
 double t_quantile_975(size_t df) {
-  static constexpr double kTable[] = {
-      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                      2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                      2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                      2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
   if (df == 0) return std::nan("");
   if (df <= 30) return kTable[df - 1];
   // Cornish-Fisher expansion of t around z = 1.959964 (Abramowitz & Stegun 26.7.5).
@@ -48,9 +48,9 @@ double sign_test_p(size_t wins, size_t losses) {
   // P[X <= k] for X ~ Binomial(n, 1/2), summed in log space so large n stays finite.
   double cdf = 0;
   for (size_t i = 0; i <= k; ++i)
-    cdf += std::exp(std::lgamma(static_cast<double>(n) + 1) -
-                    std::lgamma(static_cast<double>(i) + 1) -
-                    std::lgamma(static_cast<double>(n - i) + 1) - static_cast<double>(n) * std::log(2.0));
+    cdf += std::exp(
+        std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+        std::lgamma(static_cast<double>(n - i) + 1) - static_cast<double>(n) * std::log(2.0));
   return std::min(1.0, 2 * cdf);
 }
 

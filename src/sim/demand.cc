@@ -43,8 +43,7 @@ std::vector<double> per_service_cycles(const DemandCycleSpec& spec,
     }
     coef = n > 0 ? coef / n : 0.0;
     for (int c = 0; c < spec.cycles; ++c) {
-      const double pods =
-          std::max(1.0, std::round(rng.normal(spec.mean * coef, spec.sd * coef)));
+      const double pods = std::max(1.0, std::round(rng.normal(spec.mean * coef, spec.sd * coef)));
       out[s]->set(spec.start + spec.period * c, pods);
       if (coef > 0) fractions[static_cast<size_t>(c)] += pods / coef / k;
     }

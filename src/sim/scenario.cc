@@ -390,8 +390,8 @@ TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir) {
 }
 
 DemandCyclesDef parse_demand_cycles(const Ctx& c) {
-  check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count", "round",
-                 "draw", "sizes", "stop"});
+  check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count",
+                 "round", "draw", "sizes", "stop"});
   DemandCyclesDef d;
   d.where = c.where();
   if (!c.has("deployments")) c.fail("demand_cycles needs deployments");

@@ -72,8 +72,8 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   const Result r = run("repro kubedsm --quick --seeds 1 --out " + out);
   ASSERT_EQ(r.code, 0) << r.output;
   const std::set<std::string> results = {
-      "edge_ratio", "edge_ratio_sd", "A", "B", "C", "D", "migrations", "edge_ratio_pooled",
-      "edge_ratio_pooled_busy"};
+      "edge_ratio",        "edge_ratio_sd",         "A", "B", "C", "D", "migrations",
+      "edge_ratio_pooled", "edge_ratio_pooled_busy"};
   std::stringstream csv(slurp(out + "/runs.csv"));
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));

@@ -372,8 +372,8 @@ ReproResult run_repro(const ReproOptions& o) {
         "percentiles of those per-job means (short jobs likewise); beside them the mean over "
         "seeds of each run's own p50 with its range over seeds [min–max]. Utilisation and "
         "inconsistencies: means over seeds.";
-    t.columns = {"profile",   "p50",       "paper p50",   "p50 per run, mean [min–max]",
-                 "p90",       "p99",       "mean",        "short p50",
+    t.columns = {"profile",   "p50",         "paper p50",      "p50 per run, mean [min–max]",
+                 "p90",       "p99",         "mean",           "short p50",
                  "short p99", "utilisation", "inconsistencies"};
     t.row_headers = true;
     for (size_t p = 0; p < profiles.size(); ++p) {

@@ -264,8 +264,7 @@ bool SchedulerCore::placeable(const EdgeModel& m, std::span<const uint32_t> to_e
   for (uint32_t p : offloads) free_work_[static_cast<size_t>(m.pods[p].node)] += m.request_of(p);
   vec_scratch_.clear();
   for (uint32_t p : to_edge) vec_scratch_.push_back(m.request_of(p));
-  return matcher_.match(free_work_, vec_scratch_, frag_norm(m)).matched ==
-         to_edge.size();
+  return matcher_.match(free_work_, vec_scratch_, frag_norm(m)).matched == to_edge.size();
 }
 
 // ---- Algorithm 4 ----
@@ -480,8 +479,7 @@ Placement SchedulerCore::apply_decision(const EdgeModel& m, const Decision& d) {
     for (size_t n = 0; n < after.node_count(); ++n) free_scratch_[n] = after.free(n);
     vec_scratch_.clear();
     for (uint32_t pod : d.to_edge) vec_scratch_.push_back(m.request_of(pod));
-    const MatchResult& r =
-        matcher_.match(free_scratch_, vec_scratch_, frag_norm(after));
+    const MatchResult& r = matcher_.match(free_scratch_, vec_scratch_, frag_norm(after));
     for (size_t i = 0; i < d.to_edge.size(); ++i) {
       if (r.target[i] != kCloud)
         p.edge.push_back({d.to_edge[i], m.pods[d.to_edge[i]].node, r.target[i]});

@@ -44,7 +44,7 @@ enum class FitCheck : uint8_t {
 
 // How suggest and freeEdgeAsNeeded size a pod in their scores (eqs 10, 12).
 enum class PodSize : uint8_t {
-  kEq11,  // the paper's eq. 11: sqrt of the product of the shares of the edge's total
+  kEq11,   // the paper's eq. 11: sqrt of the product of the shares of the edge's total
   kEcmus,  // ecmus: the product of the shares of the largest edge node (no square root)
 };
 

@@ -83,8 +83,7 @@ std::string scenario_yaml(const RunSpec& r) {
   y += fmt::format("name: kubedsm-{}-{}\n", scenario_name(r.mean, r.sd), r.policy);
   y += fmt::format("seed: {}\n", r.seed);
   if (r.idle_tail_s > 0)
-    y += fmt::format("duration: {}s\n",
-                     num(r.idle_head_s + r.cycles * r.period_s + r.idle_tail_s));
+    y += fmt::format("duration: {}s\n", num(r.idle_head_s + r.cycles * r.period_s + r.idle_tail_s));
   y += "lifecycle:\n"
        "  api: 10ms\n"
        "  bind: 20ms\n"
@@ -95,8 +94,8 @@ std::string scenario_yaml(const RunSpec& r) {
     std::string args = fmt::format(
         "mC2E: {}, mER: {}, suggestBudget: {}, qosFunction: {}, fragmentation: {}, podSize: {}, "
         "lastPod: {}, suggestPeriod: {}s, maxBatch: {}",
-        r.m_c2e, r.m_er, r.suggest_budget, r.qos_function, r.fragmentation, r.pod_size,
-        r.last_pod, num(r.suggest_period_s), r.max_batch);
+        r.m_c2e, r.m_er, r.suggest_budget, r.qos_function, r.fragmentation, r.pod_size, r.last_pod,
+        num(r.suggest_period_s), r.max_batch);
     if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
     if (!r.bounded_cloud) args += ", boundedCloud: false";
     if (!r.qos.empty()) {
@@ -120,10 +119,12 @@ std::string scenario_yaml(const RunSpec& r) {
   if (r.edge == "single")
     nodes = {{"E", 14, 16, "edge", "N2 + N3 + N4 of the authors' configs as one node"}};
   else if (r.edge == "table4")
-    nodes = {{"N2", 5, 5, "edge", ""}, {"N3", 4, 4, "edge", ""},
+    nodes = {{"N2", 5, 5, "edge", ""},
+             {"N3", 4, 4, "edge", ""},
              {"N4", 7, 5, "edge", "Table 4 as printed"}};
   else
-    nodes = {{"N2", 5, 5, "edge", ""}, {"N3", 4, 4, "edge", ""},
+    nodes = {{"N2", 5, 5, "edge", ""},
+             {"N3", 4, 4, "edge", ""},
              {"N4", 5, 7, "edge", "the authors' configs"}};
   nodes.push_back(r.edge == "table4" ? NodeDef{"N5", 22, 17, "cloud", ""}
                                      : NodeDef{"N5", 17, 22, "cloud", ""});
@@ -135,7 +136,8 @@ std::string scenario_yaml(const RunSpec& r) {
     const int res = r.system_reserved ? (r.edge == "single" && i == 0 ? 3 : 1) : 0;
     y += fmt::format("  - {{name: {}, cpu: {}, memory: {}Gi, tier: {}", n.name, n.cpu, n.mem_gi,
                      n.tier);
-    if (res) y += fmt::format(", allocatable: {{cpu: {}, memory: {}Gi}}", n.cpu - res, n.mem_gi - res);
+    if (res)
+      y += fmt::format(", allocatable: {{cpu: {}, memory: {}Gi}}", n.cpu - res, n.mem_gi - res);
     if (k8s && std::string(n.tier) == "cloud")
       y += ", taints: [{key: orrery.io/tier, value: cloud, effect: PreferNoSchedule}]";
     y += "}";
@@ -164,14 +166,14 @@ std::string scenario_yaml(const RunSpec& r) {
     y += fmt::format(
         "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
         "draw: per-service, basis: {{cpu: 11, memory: 13Gi}}, sizes: {{A: {{cpu: 1, memory: 1Gi}}, "
-        "B: {{cpu: 1, memory: 2Gi}}, C: {{cpu: 1, memory: 1Gi}}, D: {{cpu: 3, memory: 3Gi}}}}{}}}\n",
+        "B: {{cpu: 1, memory: 2Gi}}, C: {{cpu: 1, memory: 1Gi}}, D: {{cpu: 3, memory: "
+        "3Gi}}}}{}}}\n",
         r.cycles, num(r.period_s), num(r.mean), num(r.sd), timing);
   else
     y += fmt::format(
         "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
         "count: {}, round: {}{}}}\n",
-        r.cycles, num(r.period_s), num(r.mean), num(r.sd), r.demand_count, r.demand_round,
-        timing);
+        r.cycles, num(r.period_s), num(r.mean), num(r.sd), r.demand_count, r.demand_round, timing);
   return y;
 }
 

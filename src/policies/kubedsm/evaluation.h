@@ -19,8 +19,8 @@
 // deployments' pods on edge nodes over all their pods, averaged over the run with and without the
 // idle head and tail), the per-deployment edge ratio (time-average of each deployment's share of
 // running pods on edge nodes, sampled every second, then averaged over deployments — the
-// simulator's summary.json "edge_ratio"), its standard deviation across the four deployments (population,
-// ddof = 0), and KubeDSM's completed migrations.
+// simulator's summary.json "edge_ratio"), its standard deviation across the four deployments
+// (population, ddof = 0), and KubeDSM's completed migrations.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +45,7 @@ struct RunSpec {
   std::string fit_check = "approximate";  // or "exact" (fitCheck)
   bool bounded_cloud = true;          // false: the paper's unbounded cloud (boundedCloud: false)
   std::map<std::string, double> qos;  // deployment → Q_i (absent: 1)
-  std::string qos_function = "sqrt";        // ecmus's concave QoS, or "linear" (eq. 3)
+  std::string qos_function = "sqrt";  // ecmus's concave QoS, or "linear" (eq. 3)
   std::string fragmentation = "minedraft";  // or "orrery"
   std::string pod_size = "ecmus";           // or "eq11"
   bool last_pod = true;                     // never move a service's last running pod

@@ -34,9 +34,9 @@ enum class QosShape : uint8_t {
 };
 
 struct QosParams {
-  double alpha = 1.0;    // penalty slope below the target
-  double beta = 0.1;     // reward slope at or above the target
-  double gamma = 100.0;  // bonus for meeting the target
+  double alpha = 1.0;                  // penalty slope below the target
+  double beta = 0.1;                   // reward slope at or above the target
+  double gamma = 100.0;                // bonus for meeting the target
   QosShape shape = QosShape::kLinear;  // eq. 3's F, or ecmus's square root
 
   // Throws InputError unless 0 <= beta < alpha < gamma (eq. 5; "≪" is the user's business).

@@ -135,7 +135,8 @@ std::vector<Point> plan(bool quick) {
       r.idle_tail_s = RunSpec().idle_tail_s;
       pts.push_back({"setup", scenario_name(m, 0.4),
                      who + (k ? ": + genny demand, idle head/tail" : ": authors' setup"), r});
-      if (k) pts.push_back({"setup", scenario_name(m, 0.4), who + ": authors' setup", spec(m, 0.4)});
+      if (k)
+        pts.push_back({"setup", scenario_name(m, 0.4), who + ": authors' setup", spec(m, 0.4)});
     }
   // Each ecmus setting reverted alone (KubeDSM), and the edge as one node (nothing to fragment).
   for (double m : quick ? std::vector<double>{1.5} : std::vector<double>{1.3, 1.5}) {
@@ -367,8 +368,7 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
         gain_raw / rn, gain / n, report::Format::kPercent);
     c.table.add_row({F + ": scenarios where KubeDSM's pooled edge ratio is within ±5 points of "
                          "the authors' raw figure (KubeDSM / K8S)",
-                     "—", "—",
-                     fmt::format("{} / {} of {}", within, within_k8s, l.groups.size())});
+                     "—", "—", fmt::format("{} / {} of {}", within, within_k8s, l.groups.size())});
     c.table.add_row({F + ": scenarios where KubeDSM > K8S with a paired sign test at p < 0.05",
                      "all (no test)", "—", fmt::format("{} of {}", ordered, l.groups.size())});
     c.table.add_row({F + ": scenarios where KubeDSM has the lowest std-dev across deployments "
@@ -454,11 +454,18 @@ report::Table scenario_table(const SampleMap& m, const std::vector<Point>& pts,
                              const std::string& fig, Json* json) {
   const FigureLayout l = layout(pts, fig);
   report::Table t;
-  t.caption = "Pooled edge ratio (%, idle samples included): mean over seeds [95 % CI, Student t], "
-              "the authors' raw figure (MineDraft, mean over their 10 runs), and paired "
-              "differences over the same seeds (mean [95 % CI], wins–losses, two-sided sign test)";
-  t.columns = {"scenario", "KubeDSM",        "authors", "K8S",
-               "authors",  "KubeDSM − K8S",  "best other baseline", "KubeDSM − best other"};
+  t.caption =
+      "Pooled edge ratio (%, idle samples included): mean over seeds [95 % CI, Student t], "
+      "the authors' raw figure (MineDraft, mean over their 10 runs), and paired "
+      "differences over the same seeds (mean [95 % CI], wins–losses, two-sided sign test)";
+  t.columns = {"scenario",
+               "KubeDSM",
+               "authors",
+               "K8S",
+               "authors",
+               "KubeDSM − K8S",
+               "best other baseline",
+               "KubeDSM − best other"};
   for (const std::string& g : l.groups) {
     const Samples* k = find(m, fig, g, "KubeDSM");
     const Samples* k8 = find(m, fig, g, "K8S");
@@ -515,10 +522,10 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
     csv += fmt::format(",{},{}{},{},{},{}", res.migrations, r.demand_count,
                        r.demand_round && r.demand_count != "genny" ? "-round" : "", r.edge,
                        k ? (r.bounded_cloud ? "1" : "0") : "", k ? r.fit_check : "");
-    csv += fmt::format(",{},{},{},{},{},{}", k ? r.qos_function : "", k ? r.fragmentation : "",
-                       k ? r.pod_size : "", k ? (r.last_pod ? "1" : "0") : "",
-                       k ? fmt_double(r.suggest_period_s) : "",
-                       k ? std::to_string(r.max_batch) : "");
+    csv +=
+        fmt::format(",{},{},{},{},{},{}", k ? r.qos_function : "", k ? r.fragmentation : "",
+                    k ? r.pod_size : "", k ? (r.last_pod ? "1" : "0") : "",
+                    k ? fmt_double(r.suggest_period_s) : "", k ? std::to_string(r.max_batch) : "");
     csv += fmt::format(",{},{},{},{},{}\n", fmt_double(r.idle_head_s), fmt_double(r.idle_tail_s),
                        fmt_double(res.edge_ratio_pooled), fmt_double(res.edge_ratio_pooled_busy),
                        r.system_reserved ? 1 : 0);
@@ -582,8 +589,8 @@ ReproResult run_repro(const ReproOptions& o) {
       pcsv += "," + (it == s.deployment.end() ? std::string() : fmt_double(mean_of(it->second)));
     }
     pcsv += fmt::format(",{},{},{},{}\n", fmt_double(mean_of(s.pooled)),
-                        fmt_double(mean_of(s.pooled_busy)),
-                        fmt_double(mean_ci95(s.pooled).half), field(p.spec.setup_label()));
+                        fmt_double(mean_of(s.pooled_busy)), fmt_double(mean_ci95(s.pooled).half),
+                        field(p.spec.setup_label()));
     RunSpec r = p.spec;
     r.seed = 1;
     std::string file = fmt::format("{}-{}", p.group, p.series);
@@ -685,7 +692,8 @@ ReproResult run_repro(const ReproOptions& o) {
           "without system reservation, "
           "one shared demand fraction counted on the scarcer resource, no idle time, eq. 3, "
           "suggest every 10 s with the 'reclaimable' budget, batches of 20, orrery's "
-          "fragmentation); then the authors' nodes with 1 core / 1 GiB reserved per node; then genny's demand with the idle head and "
+          "fragmentation); then the authors' nodes with 1 core / 1 GiB reserved per node; then "
+          "genny's demand with the idle head and "
           "tail; then (KubeDSM) ecmus's settings, which is the default setup.")
       .chart(bars(samples, pts, "setup", "Pooled edge ratio by setup", "scenario (mean_sd)",
                   "edge ratio (pooled)", Format::kPercent, pooled_of));

@@ -14,9 +14,9 @@
 // The default setup is the authors' (evaluation.h RunSpec); the main metric is their pooled edge
 // ratio, set beside their raw measurements (authors_data.h). Every point is run with several
 // seeds; charts show the mean with ± one standard deviation across seeds, tables 95 % confidence
-// intervals and paired sign tests. Outputs (DIR): kubedsm.html, runs.csv (one row per run), points.csv (one row
-// per figure point), scenarios/*.yaml (the scenario of each point, seed 1, for `orrery sim`),
-// summary.json (written last).
+// intervals and paired sign tests. Outputs (DIR): kubedsm.html, runs.csv (one row per run),
+// points.csv (one row per figure point), scenarios/*.yaml (the scenario of each point, seed 1, for
+// `orrery sim`), summary.json (written last).
 #pragma once
 
 #include <cstdint>

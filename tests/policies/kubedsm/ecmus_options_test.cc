@@ -18,8 +18,8 @@ namespace {
 using testing::units;
 
 TEST(QosSqrt, ValuesAtAndAroundTheTarget) {
-  EXPECT_DOUBLE_EQ(qos_sqrt(0.5, 0.5), 0.99);                      // at the target
-  EXPECT_DOUBLE_EQ(qos_sqrt(0.5 + 1e-10, 0.5), 0.99);              // within 1e-9 counts as at
+  EXPECT_DOUBLE_EQ(qos_sqrt(0.5, 0.5), 0.99);          // at the target
+  EXPECT_DOUBLE_EQ(qos_sqrt(0.5 + 1e-10, 0.5), 0.99);  // within 1e-9 counts as at
   EXPECT_NEAR(qos_sqrt(0.5 - 1e-6, 0.5), 0.8 * std::sqrt(1 - 2e-6), 1e-12);  // jump below
   EXPECT_DOUBLE_EQ(qos_sqrt(0.25, 0.5), 0.8 * std::sqrt(0.5));
   EXPECT_DOUBLE_EQ(qos_sqrt(0.0, 0.5), 0.0);
@@ -43,9 +43,9 @@ TEST(MineDraftFragmentation, HandWorkedNodes) {
   // N2 of the authors' config, 5 cores / 5 GiB: 4 cores and 2.5 GiB used → 1 − 0.8 · 0.5.
   const Vec2 cap{5000, 5 * testing::kGi};
   EXPECT_NEAR(minedraft_node_frag({1000, 5 * testing::kGi / 2}, cap), 0.6, 1e-12);
-  EXPECT_DOUBLE_EQ(minedraft_node_frag(cap, cap), 1.0);    // empty
-  EXPECT_DOUBLE_EQ(minedraft_node_frag({0, 0}, cap), 0.0);  // full
-  EXPECT_DOUBLE_EQ(minedraft_node_frag({-1000, -1}, cap), 0.0);  // over-committed: clamped
+  EXPECT_DOUBLE_EQ(minedraft_node_frag(cap, cap), 1.0);           // empty
+  EXPECT_DOUBLE_EQ(minedraft_node_frag({0, 0}, cap), 0.0);        // full
+  EXPECT_DOUBLE_EQ(minedraft_node_frag({-1000, -1}, cap), 0.0);   // over-committed: clamped
   EXPECT_DOUBLE_EQ(minedraft_node_frag({0, cap.mem}, cap), 1.0);  // cpu full, memory free
 
   // Summed over the edge through FragNorm, by node index: N2 as above, N4 (5 / 7 GiB) with
@@ -58,8 +58,9 @@ TEST(MineDraftFragmentation, HandWorkedNodes) {
   EXPECT_NEAR(node_frag(m.free(1), n, 1), 0.8, 1e-12);
   EXPECT_NEAR(edge_frag(m, n), 1.4, 1e-12);
   // The default FragNorm keeps orrery's formula, which does not depend on the node.
-  EXPECT_NEAR(edge_frag(m), node_frag(m.free(0), FragNorm(m.total_capacity())) +
-                                node_frag(m.free(1), FragNorm(m.total_capacity())),
+  EXPECT_NEAR(edge_frag(m),
+              node_frag(m.free(0), FragNorm(m.total_capacity())) +
+                  node_frag(m.free(1), FragNorm(m.total_capacity())),
               1e-12);
 }
 

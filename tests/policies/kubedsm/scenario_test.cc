@@ -196,11 +196,10 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
   EXPECT_EQ(sc.demand_cycles[0].spec.count, sim::DemandCycleSpec::Count::kMax);
   EXPECT_FALSE(sc.demand_cycles[0].spec.round);
   EXPECT_EQ(sc.node_groups.size(), 2u);
-  EXPECT_EQ(
-      sim::parse_scenario(scenario_yaml(RunSpec::paper_description()), "gen.yaml", ".")
-          .demand_cycles[0]
-          .spec.count,
-      sim::DemandCycleSpec::Count::kMin);
+  EXPECT_EQ(sim::parse_scenario(scenario_yaml(RunSpec::paper_description()), "gen.yaml", ".")
+                .demand_cycles[0]
+                .spec.count,
+            sim::DemandCycleSpec::Count::kMin);
   // The default (the authors' setup): genny's per-service draws, their nodes less 1 core / 1 GiB.
   const sim::Scenario authors = sim::parse_scenario(scenario_yaml(RunSpec{}), "gen.yaml", ".");
   EXPECT_EQ(authors.demand_cycles[0].spec.draw, sim::DemandCycleSpec::Draw::kPerService);
@@ -208,8 +207,9 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
   EXPECT_EQ(authors.demand_cycles[0].spec.start, 60 * kSecond);
   EXPECT_EQ(authors.duration, (60 + 12 * 90 + 240) * kSecond);
   const std::string ay = scenario_yaml(RunSpec{});
-  EXPECT_NE(ay.find("{name: N4, cpu: 5, memory: 7Gi, tier: edge, allocatable: {cpu: 4, memory: 6Gi}}"),
-            std::string::npos)
+  EXPECT_NE(
+      ay.find("{name: N4, cpu: 5, memory: 7Gi, tier: edge, allocatable: {cpu: 4, memory: 6Gi}}"),
+      std::string::npos)
       << ay;
   EXPECT_NE(ay.find("qosFunction: sqrt, fragmentation: minedraft, podSize: ecmus, lastPod: true, "
                     "suggestPeriod: 1s, maxBatch: 10"),
