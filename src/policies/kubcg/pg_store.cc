@@ -233,10 +233,10 @@ std::vector<Stat> PgStore::statistics() {
 
 std::vector<std::pair<std::string, std::string>> PgStore::incompatible() {
   Result q = exec(
-      "SELECT DISTINCT i.name, n.name FROM records r JOIN images i ON i.id = r.image_id "
+      "SELECT DISTINCT i.name COLLATE \"C\" AS image, n.name COLLATE \"C\" AS node FROM records r JOIN images i ON i.id = r.image_id "
       "JOIN nodes n ON n.id = r.node_id WHERE r.exit_status <> 0 AND NOT EXISTS (SELECT 1 "
       "FROM records ok WHERE ok.image_id = r.image_id AND ok.node_id = r.node_id AND "
-      "ok.exit_status = 0) ORDER BY 1 COLLATE \"C\", 2 COLLATE \"C\"");
+      "ok.exit_status = 0) ORDER BY image, node");
   std::vector<std::pair<std::string, std::string>> out;
   for (int i = 0; i < q.rows(); ++i) out.emplace_back(q.text(i, 0), q.text(i, 1));
   return out;
