@@ -170,6 +170,7 @@ void DecisionUnit::finished(const ClusterState& state, const fw::ClusterEvent& e
 
 void DecisionUnit::on_event(const ClusterState& state, const fw::ClusterEvent& e) {
   switch (e.kind) {
+    case fw::EventKind::kPodAdded:  // created on a node (spec.nodeName): bound from the start
     case fw::EventKind::kPodBound:
       if (state.pod_alive(e.pod) && e.node != kNoNode) track_bound(state, e);
       break;
