@@ -125,3 +125,4 @@ BENCHMARK(BM_KubcgRecordSqlite)->Arg(1)->Arg(100)->Unit(benchmark::kMillisecond)
 
 }  // namespace
 }  // namespace orrery::kubcg
+BENCHMARK_MAIN();
