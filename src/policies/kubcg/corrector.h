@@ -33,8 +33,8 @@ struct EpEntry {
   std::string image;
   std::string node;
   Resource resource = Resource::kCpu;
-  double start_s = 0;    // when it was placed (or started running, once known)
-  double stretch = 1;    // expected slowdown from sharing (Θ at placement)
+  double start_s = 0;  // when it was placed (or started running, once known)
+  double stretch = 1;  // expected slowdown from sharing (Θ at placement)
   Estimate estimate;
   StatsCache::Entry stats;  // the history it was estimated from (count 0: none)
   double et_s = 0;          // ET: estimated completion

@@ -79,9 +79,10 @@ Candidate gpu_candidate(const DeciderInput& in, const NodeStatus& n) {
     for (int g = 0; g < r.gpus; ++g) busy.push_back(r.left_s);
   c.wait_s = gpu_wait(n.gpus, busy, n.gpu_queue);
   c.delta_s = c.tau_s + c.wait_s;
-  c.why = c.wait_s > 0 ? fmt::format("GPU busy: T_wGPU {:.1f} s ({} queued ahead) + Min(T_Run) {:.1f} s",
-                                     c.wait_s, n.gpu_queue.size(), c.tau_s)
-                       : fmt::format("GPU free: Min(T_Run) {:.1f} s", c.tau_s);
+  c.why = c.wait_s > 0
+              ? fmt::format("GPU busy: T_wGPU {:.1f} s ({} queued ahead) + Min(T_Run) {:.1f} s",
+                            c.wait_s, n.gpu_queue.size(), c.tau_s)
+              : fmt::format("GPU free: Min(T_Run) {:.1f} s", c.tau_s);
   return c;
 }
 
@@ -104,7 +105,8 @@ void cold_start(const DeciderInput& in, Decision& d) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeStatus& n = nodes[i];
     const bool cpu_ok = !im.cpu_image.empty() && !blocked(in, im.cpu_image, n.name);
-    const bool gpu_ok = !im.gpu_image.empty() && n.gpus >= im.gpus && !blocked(in, im.gpu_image, n.name);
+    const bool gpu_ok =
+        !im.gpu_image.empty() && n.gpus >= im.gpus && !blocked(in, im.gpu_image, n.name);
     if (!cpu_ok && !gpu_ok) continue;
     double idle_in = 0;
     for (const RunningPod& r : n.running) idle_in = std::max(idle_in, r.left_s);
@@ -112,7 +114,8 @@ void cold_start(const DeciderInput& in, Decision& d) {
   }
   if (best == nodes.size()) return;
   const NodeStatus& n = nodes[best];
-  const bool gpu_ok = !im.gpu_image.empty() && n.gpus >= im.gpus && !blocked(in, im.gpu_image, n.name);
+  const bool gpu_ok =
+      !im.gpu_image.empty() && n.gpus >= im.gpus && !blocked(in, im.gpu_image, n.name);
   const bool gpu_free = gpu_ok && n.gpus - gpus_held(n) >= im.gpus;
   const bool cpu_ok = !im.cpu_image.empty() && !blocked(in, im.cpu_image, n.name);
   Candidate c;

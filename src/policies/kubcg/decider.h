@@ -39,9 +39,9 @@ struct RunningPod {
 // The node-status (NS) and running-pod (RP) tables for one candidate node.
 struct NodeStatus {
   std::string name;
-  int gpus = 0;                      // GPUs the node has
-  std::vector<RunningPod> running;   // its pods
-  std::vector<double> gpu_queue;     // run times of pods waiting ahead for its GPUs
+  int gpus = 0;                     // GPUs the node has
+  std::vector<RunningPod> running;  // its pods
+  std::vector<double> gpu_queue;    // run times of pods waiting ahead for its GPUs
 };
 
 struct PodImages {
@@ -54,16 +54,16 @@ struct Candidate {
   std::string node;
   Resource resource = Resource::kCpu;
   std::string image;
-  bool usable = false;     // has history and is compatible
-  std::string why;         // why not usable, or how Δ was computed
-  double tau_s = 0;        // Min(T_Run) from the statistics
-  double wait_s = 0;       // T_wGPU
-  double delta_s = 0;      // Δ: time until the pod completes
+  bool usable = false;  // has history and is compatible
+  std::string why;      // why not usable, or how Δ was computed
+  double tau_s = 0;     // Min(T_Run) from the statistics
+  double wait_s = 0;    // T_wGPU
+  double delta_s = 0;   // Δ: time until the pod completes
 };
 
 struct Decision {
-  bool placed = false;     // false: nothing is feasible (no candidate)
-  size_t node_index = 0;   // into the NodeStatus list
+  bool placed = false;    // false: nothing is feasible (no candidate)
+  size_t node_index = 0;  // into the NodeStatus list
   std::string node;
   Resource resource = Resource::kCpu;
   std::string image;
@@ -81,7 +81,8 @@ struct DeciderInput {
   const StatsCache* stats = nullptr;
   const ThetaModel* theta = nullptr;
   // Learned incompatibilities: true when the image must not run on the node.
-  bool (*incompatible)(const void* ctx, const std::string& image, const std::string& node) = nullptr;
+  bool (*incompatible)(const void* ctx, const std::string& image,
+                       const std::string& node) = nullptr;
   const void* incompatible_ctx = nullptr;
 };
 

@@ -251,7 +251,8 @@ void KubcgPlugin::describe(const ClusterState&, const fw::Rejection& r,
 
 std::optional<fw::PodUpdate> KubcgPlugin::mutate(const fw::CycleContext& cycle, NodeId node) {
   const uint64_t serial = cycle.state.pod_serial(cycle.pod_id);
-  if (serial != decided_serial_ || cycle.state.node(node).name != decision_.node) return std::nullopt;
+  if (serial != decided_serial_ || cycle.state.node(node).name != decision_.node)
+    return std::nullopt;
   unit_->placed(cycle.state, serial, decision_, static_cast<double>(cycle.now_us) * 1e-6);
   std::optional<fw::PodUpdate> u = switch_image(cycle.pod, variants_, decision_.resource);
   if (u) unit_->count_switch();

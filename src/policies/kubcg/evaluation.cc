@@ -72,8 +72,8 @@ class Workload : public sim::EventTarget, public fw::EventListener {
     if (it == index_.end()) return;
     const size_t i = it->second;
     const ClusterState& st = sim_.state();
-    const std::string where = st.node(e.node).name + "/" +
-                              (st.pod(e.pod).spec->request[kGpu] > 0 ? "GPU" : "CPU");
+    const std::string where =
+        st.node(e.node).name + "/" + (st.pod(e.pod).spec->request[kGpu] > 0 ? "GPU" : "CPU");
     if (st.pod(e.pod).phase == PodPhase::kSucceeded) {
       finish_[i] = static_cast<double>(e.time_us) * 1e-6;
       ++placements_[where];
@@ -121,8 +121,7 @@ class Workload : public sim::EventTarget, public fw::EventListener {
     }
     spec->containers.push_back(std::move(c));
     if (case_ == Case::kKCpuGpu)
-      spec->annotations.set("orrery.io/images",
-                            "cpu=" + im.cpu_image() + ",gpu=" + im.gpu_image());
+      spec->annotations.set("orrery.io/images", "cpu=" + im.cpu_image() + ",gpu=" + im.gpu_image());
     if ((case_ == Case::kDCpu || case_ == Case::kDGpu) && im.name == "tensorflow")
       spec->node_selector.set(kTfLabel, "true");
     spec->finalize();
@@ -180,13 +179,12 @@ struct World {
     for (const PaperImage& im : paper_images()) {
       sim->register_image_exec(im.cpu_image(),
                                {static_cast<int64_t>(im.cpu_cores * 1000), kGiB / 2, 60 * kSecond});
-      sim->register_image_exec(im.gpu_image(), {static_cast<int64_t>(im.gpu_cpu_cores * 1000),
-                                                kGiB / 2, 60 * kSecond});
+      sim->register_image_exec(
+          im.gpu_image(), {static_cast<int64_t>(im.gpu_cpu_cores * 1000), kGiB / 2, 60 * kSecond});
       for (size_t k = 0; k < nodes.size(); ++k) {
         const double c = im.cpu_s[k];
-        sim->register_image_node_work(
-            im.cpu_image(), static_cast<NodeId>(k),
-            {static_cast<Time>(std::abs(c) * 1e6), c < 0});
+        sim->register_image_node_work(im.cpu_image(), static_cast<NodeId>(k),
+                                      {static_cast<Time>(std::abs(c) * 1e6), c < 0});
         if (im.gpu_s[k] > 0)
           sim->register_image_node_work(im.gpu_image(), static_cast<NodeId>(k),
                                         {static_cast<Time>(im.gpu_s[k] * 1e6), false});

@@ -40,8 +40,8 @@ const std::vector<PaperNode>& paper_cluster();  // node-1 … node-5 (Table 1; t
 struct PaperImage {
   std::string name;  // scale, encode, matrix, tensorflow
   double cpu_cores = 1, gpu_cpu_cores = 0.5;
-  std::vector<double> cpu_s;       // per node (paper_cluster order); < 0: fails there
-  std::vector<double> gpu_s;       // per node; 0: no GPU
+  std::vector<double> cpu_s;  // per node (paper_cluster order); < 0: fails there
+  std::vector<double> gpu_s;  // per node; 0: no GPU
   std::string cpu_image() const { return "kubcg/" + name + ":cpu"; }
   std::string gpu_image() const { return "kubcg/" + name + ":gpu"; }
 };
@@ -53,11 +53,11 @@ struct Arrival {
 };
 
 struct RunResult {
-  double makespan_s = 0;          // last completion − first arrival
-  double mean_completion_s = 0;   // mean over pods of completion − arrival
+  double makespan_s = 0;         // last completion − first arrival
+  double mean_completion_s = 0;  // mean over pods of completion − arrival
   int pods = 0;
-  int failed_runs = 0;            // runs that failed (re-created)
-  bool complete = true;           // every pod finished
+  int failed_runs = 0;   // runs that failed (re-created)
+  bool complete = true;  // every pod finished
   int64_t gpu_waits = 0, switches = 0;
   std::map<std::string, int> placements;  // "node-5/GPU" → pods
 };

@@ -8,7 +8,9 @@
 
 namespace orrery::kubcg {
 
-const char* to_string(Resource r) { return r == Resource::kGpu ? "GPU" : "CPU"; }
+const char* to_string(Resource r) {
+  return r == Resource::kGpu ? "GPU" : "CPU";
+}
 
 bool parse_resource(const std::string& text, Resource* out) {
   if (text == "CPU" || text == "cpu") {
@@ -25,8 +27,10 @@ bool parse_resource(const std::string& text, Resource* out) {
 std::string validate(const Record& r) {
   if (r.image.empty()) return "image is empty";
   if (r.node.empty()) return "node is empty";
-  const std::pair<const char*, double> fields[] = {
-      {"t_create_s", r.t_create_s}, {"t_exec_s", r.t_exec_s}, {"start", r.start_s}, {"end", r.end_s}};
+  const std::pair<const char*, double> fields[] = {{"t_create_s", r.t_create_s},
+                                                   {"t_exec_s", r.t_exec_s},
+                                                   {"start", r.start_s},
+                                                   {"end", r.end_s}};
   for (const auto& [name, v] : fields) {
     if (!std::isfinite(v)) return std::string(name) + " is not a finite number";
   }
@@ -52,7 +56,8 @@ void StatsCache::load(const std::vector<Stat>& stats) {
   by_image_.clear();
   for (const Stat& s : stats) {
     by_image_[s.image].push_back(
-        {s.node, s.resource, Entry{s.count, s.avg_s * static_cast<double>(s.count), s.min_s, s.max_s}});
+        {s.node, s.resource,
+         Entry{s.count, s.avg_s * static_cast<double>(s.count), s.min_s, s.max_s}});
   }
 }
 
@@ -91,7 +96,8 @@ size_t StatsCache::size() const {
 
 void HistoryWriter::record(Record r) {
   const std::string why = validate(r);
-  if (!why.empty()) throw std::invalid_argument("history record for " + r.image + " on " + r.node + ": " + why);
+  if (!why.empty())
+    throw std::invalid_argument("history record for " + r.image + " on " + r.node + ": " + why);
   cache_.add(r);
   pending_.push_back(std::move(r));
 }

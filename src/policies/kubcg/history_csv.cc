@@ -11,7 +11,7 @@ namespace orrery::kubcg {
 
 namespace {
 
-const char* kColumns[] = {"image", "node", "resource", "t_create_s", "t_exec_s",
+const char* kColumns[] = {"image", "node", "resource",    "t_create_s", "t_exec_s",
                           "start", "end",  "concurrency", "exit_status"};
 
 std::vector<std::string> split(const std::string& line) {
@@ -63,8 +63,9 @@ std::vector<Record> parse_records_csv(const std::string& text, const std::string
     const std::vector<std::string> f = split(line);
     if (columns == 0) {
       if (f.size() < 8 || f.size() > 9)
-        throw InputError(at + ": expected the header image,node,resource,t_create_s,t_exec_s,"
-                              "start,end,concurrency[,exit_status]");
+        throw InputError(at +
+                         ": expected the header image,node,resource,t_create_s,t_exec_s,"
+                         "start,end,concurrency[,exit_status]");
       for (size_t i = 0; i < f.size(); ++i)
         if (f[i] != kColumns[i])
           throw InputError(at + ": header column " + std::to_string(i + 1) + ": expected \"" +

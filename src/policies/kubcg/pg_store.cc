@@ -16,7 +16,9 @@ class PgStore::Result {
   int rows() const { return PQntuples(r_); }
   std::string text(int row, int col) const { return PQgetvalue(r_, row, col); }
   double real(int row, int col) const { return std::strtod(PQgetvalue(r_, row, col), nullptr); }
-  int64_t integer(int row, int col) const { return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10); }
+  int64_t integer(int row, int col) const {
+    return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
+  }
 
  private:
   PGresult* r_;
@@ -59,12 +61,15 @@ std::string num(double v) {
 PgStore::PgStore(const std::string& url)
     : url_(url), shown_(std::regex_replace(url, std::regex(":[^:@/]*@"), ":***@")) {
   conn_ = PQconnectdb(url.c_str());
-  if (PQstatus(conn_) != CONNECTION_OK) fail(std::string("cannot connect: ") + PQerrorMessage(conn_));
+  if (PQstatus(conn_) != CONNECTION_OK)
+    fail(std::string("cannot connect: ") + PQerrorMessage(conn_));
   exec("SET client_min_messages TO WARNING");
   migrate();
 }
 
-PgStore::~PgStore() { PQfinish(conn_); }
+PgStore::~PgStore() {
+  PQfinish(conn_);
+}
 
 void PgStore::fail(const std::string& why) const {
   std::string w = why;
@@ -129,7 +134,8 @@ int PgStore::schema_version() {
 void PgStore::insert(std::span<const Record> records) {
   for (const Record& r : records) {
     const std::string why = validate(r);
-    if (!why.empty()) throw std::invalid_argument("record for " + r.image + " on " + r.node + ": " + why);
+    if (!why.empty())
+      throw std::invalid_argument("record for " + r.image + " on " + r.node + ": " + why);
   }
   exec("BEGIN");
   try {
@@ -148,16 +154,18 @@ void PgStore::insert(std::span<const Record> records) {
       const std::string img = id_of(img_ids, "images", r.image);
       const std::string node = id_of(node_ids, "nodes", r.node);
       const std::string res = to_string(r.resource);
-      exec("INSERT INTO records(image_id, node_id, resource, t_create_s, t_exec_s, start_s, end_s, "
-           "concurrency, exit_status) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-           {img, node, res, num(r.t_create_s), num(r.t_exec_s), num(r.start_s), num(r.end_s),
-            std::to_string(r.concurrency), std::to_string(r.exit_status)});
+      exec(
+          "INSERT INTO records(image_id, node_id, resource, t_create_s, t_exec_s, start_s, end_s, "
+          "concurrency, exit_status) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+          {img, node, res, num(r.t_create_s), num(r.t_exec_s), num(r.start_s), num(r.end_s),
+           std::to_string(r.concurrency), std::to_string(r.exit_status)});
       if (r.exit_status == 0) {
-        exec("INSERT INTO statistics VALUES($1,$2,$3,1,$4,$4,$4) ON CONFLICT(image_id, node_id, "
-             "resource) DO UPDATE SET count = statistics.count + 1, sum_s = statistics.sum_s + "
-             "excluded.sum_s, min_s = LEAST(statistics.min_s, excluded.min_s), "
-             "max_s = GREATEST(statistics.max_s, excluded.max_s)",
-             {img, node, res, num(r.t_run_s())});
+        exec(
+            "INSERT INTO statistics VALUES($1,$2,$3,1,$4,$4,$4) ON CONFLICT(image_id, node_id, "
+            "resource) DO UPDATE SET count = statistics.count + 1, sum_s = statistics.sum_s + "
+            "excluded.sum_s, min_s = LEAST(statistics.min_s, excluded.min_s), "
+            "max_s = GREATEST(statistics.max_s, excluded.max_s)",
+            {img, node, res, num(r.t_run_s())});
       }
     }
     exec("COMMIT");
@@ -233,7 +241,8 @@ std::vector<Stat> PgStore::statistics() {
 
 std::vector<std::pair<std::string, std::string>> PgStore::incompatible() {
   Result q = exec(
-      "SELECT DISTINCT i.name COLLATE \"C\" AS image, n.name COLLATE \"C\" AS node FROM records r JOIN images i ON i.id = r.image_id "
+      "SELECT DISTINCT i.name COLLATE \"C\" AS image, n.name COLLATE \"C\" AS node FROM records r "
+      "JOIN images i ON i.id = r.image_id "
       "JOIN nodes n ON n.id = r.node_id WHERE r.exit_status <> 0 AND NOT EXISTS (SELECT 1 "
       "FROM records ok WHERE ok.image_id = r.image_id AND ok.node_id = r.node_id AND "
       "ok.exit_status = 0) ORDER BY image, node");
@@ -242,6 +251,8 @@ std::vector<std::pair<std::string, std::string>> PgStore::incompatible() {
   return out;
 }
 
-int64_t PgStore::record_count() { return exec("SELECT COUNT(*) FROM records").integer(0, 0); }
+int64_t PgStore::record_count() {
+  return exec("SELECT COUNT(*) FROM records").integer(0, 0);
+}
 
 }  // namespace orrery::kubcg

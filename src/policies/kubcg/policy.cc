@@ -84,9 +84,8 @@ fw::PolicyFactory kubcg_policy(std::shared_ptr<DecisionUnit> shared) {
     fw::PluginRegistry plugins;
     plugins::register_default_plugins(plugins);
     plugins.add(std::string(kPluginName), [unit](const fw::PluginArgs& a) {
-      const ClusterState* state = a.handle && a.handle->has_runtime()
-                                      ? &a.handle->runtime().backend.state()
-                                      : nullptr;
+      const ClusterState* state =
+          a.handle && a.handle->has_runtime() ? &a.handle->runtime().backend.state() : nullptr;
       return std::make_unique<KubcgPlugin>(unit, state);
     });
     const fw::SchedulerConfig config = kubcg_config();

@@ -59,30 +59,46 @@ std::vector<Arrival> window(int image, int n, double width, Rng& rng) {
 std::vector<Experiment> experiments(bool quick) {
   const int poisson_n = quick ? 6 : 10;
   std::vector<Experiment> ex;
-  Experiment p{"poisson", false, {}, "K-CPU vs D-CPU: −36/−33/−41/−32/−38 %; K-CPU+GPU: −8/−9/−22/−39/−44 % (λ 3…50)"};
+  Experiment p{"poisson",
+               false,
+               {},
+               "K-CPU vs D-CPU: −36/−33/−41/−32/−38 %; K-CPU+GPU: −8/−9/−22/−39/−44 % (λ 3…50)"};
   for (int l : {3, 5, 10, 20, 50})
     p.cases.push_back({"lambda_" + std::to_string(l),
-                       [l, poisson_n](int im, Rng& r) { return poisson(im, poisson_n, l, r); }, true});
+                       [l, poisson_n](int im, Rng& r) { return poisson(im, poisson_n, l, r); },
+                       true});
   ex.push_back(p);
-  Experiment b{"batch", false, {}, "K-CPU to 43/41/48/44/47 % of D-CPU; K-CPU+GPU to 50/37/37/55/64 % of default (3…50 pods)"};
+  Experiment b{
+      "batch",
+      false,
+      {},
+      "K-CPU to 43/41/48/44/47 % of D-CPU; K-CPU+GPU to 50/37/37/55/64 % of default (3…50 pods)"};
   for (int n : {3, 5, 10, 20, 50})
-    b.cases.push_back({"pods_" + std::to_string(n), [n](int im, Rng&) { return batch(im, n); }, false});
+    b.cases.push_back(
+        {"pods_" + std::to_string(n), [n](int im, Rng&) { return batch(im, n); }, false});
   ex.push_back(b);
-  Experiment o{"overlap", false, {}, "K-CPU to 53/48/34 % of D-CPU; K-CPU+GPU improves 34/48/42 % (I250/I750/I1500)"};
+  Experiment o{"overlap",
+               false,
+               {},
+               "K-CPU to 53/48/34 % of D-CPU; K-CPU+GPU improves 34/48/42 % (I250/I750/I1500)"};
   for (int w : {250, 750, 1500})
-    o.cases.push_back({"I" + std::to_string(w), [w](int im, Rng& r) { return window(im, 10, w, r); }, false});
+    o.cases.push_back(
+        {"I" + std::to_string(w), [w](int im, Rng& r) { return window(im, 10, w, r); }, false});
   ex.push_back(o);
   Experiment mp{"mixed_poisson", true, {}, "K-CPU −20 %, K-CPU+GPU up to −33 % (λ 4/8/16/32)"};
   for (int l : {4, 8, 16, 32})
-    mp.cases.push_back({"lambda_" + std::to_string(l), [l](int, Rng& r) { return poisson(-1, l, l, r); }, true});
+    mp.cases.push_back(
+        {"lambda_" + std::to_string(l), [l](int, Rng& r) { return poisson(-1, l, l, r); }, true});
   ex.push_back(mp);
   Experiment mb{"mixed_batch", true, {}, "K-CPU ≈ −20 %, K-CPU+GPU ≈ −34 % (4/8/16/32 pods)"};
   for (int n : {4, 8, 16, 32})
-    mb.cases.push_back({"pods_" + std::to_string(n), [n](int, Rng&) { return batch(-1, n); }, false});
+    mb.cases.push_back(
+        {"pods_" + std::to_string(n), [n](int, Rng&) { return batch(-1, n); }, false});
   ex.push_back(mb);
   Experiment mo{"mixed_overlap", true, {}, "K-CPU −18 %, K-CPU+GPU up to −51 % (I250/I750/I1500)"};
   for (int w : {250, 750, 1500})
-    mo.cases.push_back({"I" + std::to_string(w), [w](int, Rng& r) { return window(-1, 8, w, r); }, false});
+    mo.cases.push_back(
+        {"I" + std::to_string(w), [w](int, Rng& r) { return window(-1, 8, w, r); }, false});
   ex.push_back(mo);
   return ex;
 }

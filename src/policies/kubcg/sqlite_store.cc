@@ -99,7 +99,9 @@ SqliteStore::SqliteStore(const std::string& path, int busy_timeout_ms) : path_(p
   }
 }
 
-SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+SqliteStore::~SqliteStore() {
+  sqlite3_close(db_);
+}
 
 void SqliteStore::fail(const std::string& what) const {
   std::string why = sqlite3_errmsg(db_);
@@ -126,7 +128,8 @@ void SqliteStore::migrate() {
   try {
     int version = 0;
     {
-      Stmt has(*this, "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='schema_version'");
+      Stmt has(*this,
+               "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='schema_version'");
       has.step();
       if (has.col_int(0) > 0) {
         Stmt v(*this, "SELECT version FROM schema_version");
@@ -157,7 +160,8 @@ int SqliteStore::schema_version() {
 void SqliteStore::insert(std::span<const Record> records) {
   for (const Record& r : records) {
     const std::string why = validate(r);
-    if (!why.empty()) throw std::invalid_argument("record for " + r.image + " on " + r.node + ": " + why);
+    if (!why.empty())
+      throw std::invalid_argument("record for " + r.image + " on " + r.node + ": " + why);
   }
   exec("BEGIN IMMEDIATE");
   try {
@@ -206,11 +210,15 @@ void SqliteStore::insert(std::span<const Record> records) {
 }
 
 void SqliteStore::add_image(const std::string& name) {
-  Stmt(*this, "INSERT INTO images(name) VALUES(?1) ON CONFLICT(name) DO NOTHING").text(1, name).step();
+  Stmt(*this, "INSERT INTO images(name) VALUES(?1) ON CONFLICT(name) DO NOTHING")
+      .text(1, name)
+      .step();
 }
 
 void SqliteStore::add_node(const std::string& name) {
-  Stmt(*this, "INSERT INTO nodes(name) VALUES(?1) ON CONFLICT(name) DO NOTHING").text(1, name).step();
+  Stmt(*this, "INSERT INTO nodes(name) VALUES(?1) ON CONFLICT(name) DO NOTHING")
+      .text(1, name)
+      .step();
 }
 
 std::vector<std::string> SqliteStore::names(const char* table) {
@@ -220,8 +228,12 @@ std::vector<std::string> SqliteStore::names(const char* table) {
   return out;
 }
 
-std::vector<std::string> SqliteStore::images() { return names("images"); }
-std::vector<std::string> SqliteStore::nodes() { return names("nodes"); }
+std::vector<std::string> SqliteStore::images() {
+  return names("images");
+}
+std::vector<std::string> SqliteStore::nodes() {
+  return names("nodes");
+}
 
 std::vector<Record> SqliteStore::records() {
   Stmt q(*this,

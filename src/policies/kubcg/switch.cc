@@ -64,7 +64,8 @@ ImageVariants parse_variants(std::string_view text, const std::string& where) {
 ImageVariants variants_of(const Pod& pod) {
   const PodSpec& s = *pod.spec;
   if (auto a = s.annotations.get(kImagesAnnotation))
-    return parse_variants(*a, "pod " + pod.key() + ": annotation " + std::string(kImagesAnnotation));
+    return parse_variants(*a,
+                          "pod " + pod.key() + ": annotation " + std::string(kImagesAnnotation));
   ImageVariants v;
   if (s.containers.empty()) return v;
   Variant own{s.containers.front().image, static_cast<int>(s.request[kGpu])};
@@ -87,8 +88,7 @@ std::optional<fw::PodUpdate> switch_image(const Pod& pod, const ImageVariants& v
     c.image = want.image;
     c.requests[kGpu] = want.gpus;
     c.limits[kGpu] = want.gpus;
-    if (want.gpus > 0)
-      c.requests_set |= 1u << kGpu;
+    if (want.gpus > 0) c.requests_set |= 1u << kGpu;
     if (first_switch) spec.annotations.set(kOriginalAnnotation, original);
   };
   return u;

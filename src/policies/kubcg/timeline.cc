@@ -6,24 +6,26 @@
 
 namespace orrery::kubcg {
 
-double scenario1_run(double tau, double theta_p, int p) { return p <= 1 ? tau : tau * theta_p; }
+double scenario1_run(double tau, double theta_p, int p) {
+  return p <= 1 ? tau : tau * theta_p;
+}
 
 TwoPods scenario2(double tau1, double tau2, double t_alpha, double theta) {
   TwoPods r;
-  r.t_beta = tau1 - t_alpha;                 // pod 1's solo work left when pod 2 starts
-  r.t_omega = r.t_beta * theta - r.t_beta;   // (6): the extra time of sharing
-  r.run1 = t_alpha + r.t_beta + r.t_omega;   // (5)
-  r.t_mu = tau2 - r.t_beta;                  // pod 2 advanced T_β of its work while sharing
-  r.run2 = r.t_beta + r.t_omega + r.t_mu;    // (7)
+  r.t_beta = tau1 - t_alpha;                // pod 1's solo work left when pod 2 starts
+  r.t_omega = r.t_beta * theta - r.t_beta;  // (6): the extra time of sharing
+  r.run1 = t_alpha + r.t_beta + r.t_omega;  // (5)
+  r.t_mu = tau2 - r.t_beta;                 // pod 2 advanced T_β of its work while sharing
+  r.run2 = r.t_beta + r.t_omega + r.t_mu;   // (7)
   return r;
 }
 
 TwoPods scenario3(double tau1, double tau2, double t_alpha, double theta) {
   TwoPods r;
-  r.t_beta = tau2;                            // pod 2's whole solo work overlaps pod 1
-  r.t_omega = r.t_beta * theta - r.t_beta;    // (12)
-  r.run2 = r.t_beta + r.t_omega;              // (11)
-  r.t_mu = tau1 - t_alpha - tau2;             // pod 1's work left after pod 2 ends
+  r.t_beta = tau2;                                   // pod 2's whole solo work overlaps pod 1
+  r.t_omega = r.t_beta * theta - r.t_beta;           // (12)
+  r.run2 = r.t_beta + r.t_omega;                     // (11)
+  r.t_mu = tau1 - t_alpha - tau2;                    // pod 1's work left after pod 2 ends
   r.run1 = t_alpha + r.t_beta + r.t_omega + r.t_mu;  // (9)
   return r;
 }

@@ -23,9 +23,15 @@
 
 namespace orrery::kubcg {
 
-inline double t_pen(double t_wait, double t_sch) { return t_wait + t_sch; }       // (1)
-inline double t_run(double t_cr, double t_ex) { return t_cr + t_ex; }             // (2)
-inline double t_p(double pen, double run, double del) { return pen + run + del; }  // (3)
+inline double t_pen(double t_wait, double t_sch) {
+  return t_wait + t_sch;
+}  // (1)
+inline double t_run(double t_cr, double t_ex) {
+  return t_cr + t_ex;
+}  // (2)
+inline double t_p(double pen, double run, double del) {
+  return pen + run + del;
+}  // (3)
 
 // Θ_P per image: 1 + slope·(P − 1); slope 1 (Θ_P = P) unless configured.
 class ThetaModel {

@@ -12,9 +12,8 @@ std::vector<double> share_finish(const std::vector<double>& work, Theta theta) {
   const size_t n = work.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return work[a] != work[b] ? work[a] < work[b] : a < b;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return work[a] != work[b] ? work[a] < work[b] : a < b; });
   std::vector<double> out(n);
   double t = 0, done = 0;  // wall time elapsed; solo work every remaining pod has done
   for (size_t k = 0; k < n; ++k) {

@@ -299,9 +299,8 @@ TEST(SqliteFaults, ReadOnlyFileIsAClearError) {
       _exit(1);  // written: not read-only after all
     } catch (const HistoryError& e) {
       const std::string m = e.what();
-      _exit(m.find(path) != std::string::npos &&
-                    (m.find("readonly") != std::string::npos ||
-                     m.find("unable to open") != std::string::npos)
+      _exit(m.find(path) != std::string::npos && (m.find("readonly") != std::string::npos ||
+                                                  m.find("unable to open") != std::string::npos)
                 ? 0
                 : 2);
     }

@@ -16,9 +16,9 @@ namespace {
 auto theta_p = [](int p) { return static_cast<double>(p); };  // Θ_P = P
 
 TEST(Timeline, PhaseSums) {
-  EXPECT_DOUBLE_EQ(t_pen(3, 1), 4);         // (1)
-  EXPECT_DOUBLE_EQ(t_run(5, 60), 65);       // (2)
-  EXPECT_DOUBLE_EQ(t_p(4, 65, 30), 99);     // (3): 30 s is Kubernetes' default deletion period
+  EXPECT_DOUBLE_EQ(t_pen(3, 1), 4);      // (1)
+  EXPECT_DOUBLE_EQ(t_run(5, 60), 65);    // (2)
+  EXPECT_DOUBLE_EQ(t_p(4, 65, 30), 99);  // (3): 30 s is Kubernetes' default deletion period
 }
 
 TEST(Timeline, ThetaDefaultsToPAndIsConfigurablePerImage) {
@@ -48,7 +48,7 @@ TEST(Timeline, Scenario2SecondPodEndsAfterTheFirst) {
   EXPECT_DOUBLE_EQ(r.t_beta * 2, r.t_beta + r.t_omega);  // (6)
   EXPECT_DOUBLE_EQ(r.run1, 160);                         // (5)
   EXPECT_DOUBLE_EQ(r.t_mu, 40);
-  EXPECT_DOUBLE_EQ(r.run2, 160);                         // (7)
+  EXPECT_DOUBLE_EQ(r.run2, 160);  // (7)
   // The general model from pod 2's start: pod 1 has 60 s left, pod 2 100 s.
   const auto fin = share_finish({60, 100}, theta_p);
   EXPECT_DOUBLE_EQ(40 + fin[0], r.run1);
@@ -96,11 +96,11 @@ TEST(Timeline, ShareFinishMatchesBruteForce) {
 }
 
 TEST(Timeline, GpuWaitIsRemainingPlusQueue) {
-  EXPECT_DOUBLE_EQ(gpu_wait(1, {}, {}), 0);             // (13): available
-  EXPECT_DOUBLE_EQ(gpu_wait(1, {30}, {}), 30);          // T_rem
-  EXPECT_DOUBLE_EQ(gpu_wait(1, {30}, {20, 10}), 60);    // T_rem + T_queue
-  EXPECT_DOUBLE_EQ(gpu_wait(2, {30}, {}), 0);           // a second GPU is free
-  EXPECT_DOUBLE_EQ(gpu_wait(2, {30, 50}, {20}), 50);    // the queued pod takes the first GPU
+  EXPECT_DOUBLE_EQ(gpu_wait(1, {}, {}), 0);           // (13): available
+  EXPECT_DOUBLE_EQ(gpu_wait(1, {30}, {}), 30);        // T_rem
+  EXPECT_DOUBLE_EQ(gpu_wait(1, {30}, {20, 10}), 60);  // T_rem + T_queue
+  EXPECT_DOUBLE_EQ(gpu_wait(2, {30}, {}), 0);         // a second GPU is free
+  EXPECT_DOUBLE_EQ(gpu_wait(2, {30, 50}, {20}), 50);  // the queued pod takes the first GPU
 }
 
 // ---------------------------------------------------------------- Algorithm 2
@@ -154,8 +154,10 @@ struct Fixture {
   std::vector<NodeStatus> nodes;
   Fixture() {
     // node-1: CPU only; node-5: CPU + GPU. The GPU runs the pod in 10 s, the CPUs in 40/50 s.
-    for (const auto& [node, res, t] : std::vector<std::tuple<std::string, Resource, double>>{
-             {"node-1", Resource::kCpu, 40}, {"node-5", Resource::kCpu, 50}, {"node-5", Resource::kGpu, 10}}) {
+    for (const auto& [node, res, t] :
+         std::vector<std::tuple<std::string, Resource, double>>{{"node-1", Resource::kCpu, 40},
+                                                                {"node-5", Resource::kCpu, 50},
+                                                                {"node-5", Resource::kGpu, 10}}) {
       Record r;
       r.image = res == Resource::kGpu ? "app:gpu" : "app:cpu";
       r.node = node;
@@ -248,9 +250,8 @@ TEST(Decider, IncompatiblePairsAreNeverChosen) {
 TEST(Decider, ColdStartIdleNodeFirstThenEarliestIdle) {
   StatsCache empty;
   ThetaModel theta;
-  std::vector<NodeStatus> nodes = {{"a", 0, {{Resource::kCpu, 30, 1, 0}}, {}},
-                                   {"b", 0, {}, {}},
-                                   {"c", 0, {}, {}}};
+  std::vector<NodeStatus> nodes = {
+      {"a", 0, {{Resource::kCpu, 30, 1, 0}}, {}}, {"b", 0, {}, {}}, {"c", 0, {}, {}}};
   DeciderInput in;
   in.nodes = &nodes;
   in.images = {"new:cpu", "", 1};

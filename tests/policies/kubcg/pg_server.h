@@ -49,7 +49,10 @@ class PgServer {
     PQfinish(c);
     return ok;
   }
-  void stop() { ctl("stop -m fast -w"); running_ = false; }
+  void stop() {
+    ctl("stop -m fast -w");
+    running_ = false;
+  }
   bool start() {
     running_ = ctl("start -w -t 30 -l " + dir_ + "/log -o \"-k " + dir_ + " -h 127.0.0.1 -p " +
                    std::to_string(port_) + " -F\"");
@@ -64,8 +67,9 @@ class PgServer {
   PgServer() {
     bin_ = find_bin();
     if (bin_.empty()) {
-      why_ = "PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in "
-             "/usr/lib/postgresql/*/bin; install the Debian package postgresql";
+      why_ =
+          "PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in "
+          "/usr/lib/postgresql/*/bin; install the Debian package postgresql";
       return;
     }
     char tmpl[] = "/tmp/orrery-pg-XXXXXX";
@@ -92,12 +96,13 @@ class PgServer {
     if (!start()) why_ = "pg_ctl start failed (see " + dir_ + "/log)";
   }
   bool ctl(const std::string& args) {
-    const std::string cmd = as_ + bin_ + "/pg_ctl -D " + dir_ + "/data " + args + " >>" + dir_ +
-                            "/pg_ctl.log 2>&1";
+    const std::string cmd =
+        as_ + bin_ + "/pg_ctl -D " + dir_ + "/data " + args + " >>" + dir_ + "/pg_ctl.log 2>&1";
     return std::system(cmd.c_str()) == 0;
   }
   static std::string find_bin() {
-    if (std::system("command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1") == 0) {
+    if (std::system("command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1") ==
+        0) {
       const char* path = std::getenv("PATH");
       std::string p = path ? path : "";
       size_t pos = 0;

@@ -71,7 +71,8 @@ TEST(KubcgSim, WaitsForTheGpuWhenThatIsFaster) {
   for (int i = 0; i < 6; ++i) a.push_back({0, 2});
   const RunResult r = run_case(Case::kKCpuGpu, a, history(), 2);
   ASSERT_TRUE(r.complete);
-  for (const auto& [where, n] : r.placements) EXPECT_NE(where.find("/GPU"), std::string::npos) << where;
+  for (const auto& [where, n] : r.placements)
+    EXPECT_NE(where.find("/GPU"), std::string::npos) << where;
   EXPECT_GT(r.gpu_waits, 0);
   EXPECT_LT(r.makespan_s, 60);
 }
