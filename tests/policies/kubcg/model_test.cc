@@ -296,7 +296,10 @@ TEST(Switch, MalformedAnnotationsAreClearErrors) {
 
 TEST(Switch, SetsImageAndGpuRequestAndKeepsTheOriginal) {
   auto spec = std::make_shared<PodSpec>();
-  spec->containers.push_back({"main", "repo/scale:cpu", {}, {}, 0, false});
+  Container c;
+  c.name = "main";
+  c.image = "repo/scale:cpu";
+  spec->containers.push_back(c);
   spec->annotations.set("orrery.io/images", "cpu=repo/scale:cpu,gpu=repo/scale:gpu");
   spec->finalize();
   Pod pod;
