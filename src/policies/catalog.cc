@@ -1,6 +1,7 @@
 #include "policies/catalog.h"
 
 #include "policies/baselines/policies.h"
+#include "policies/carico/policy.h"
 #include "policies/federated/architectures.h"
 #include "policies/kube/policies.h"
 #include "policies/kubedsm/policy.h"
@@ -12,6 +13,7 @@ fw::PolicyRegistry catalog() {
   kube::register_policies(r);
   kubedsm::register_policies(r);
   baselines::register_policies(r);
+  carico::register_policies(r);
   return r;
 }
 
