@@ -11,10 +11,11 @@
 namespace orrery::carico {
 
 CaricoCapacity::CaricoCapacity(const CapacityFeed* feed, fw::Reservations* reservations,
-                               PluginOptions options)
-    : feed_(feed), res_(reservations), opt_(options) {
+                               PluginOptions options, const fw::Clock* clock)
+    : feed_(feed), res_(reservations), opt_(options), clock_(clock) {
   res_->add_listener(this);
   const_cast<CapacityFeed*>(feed_)->on_update([this](NodeId n) {
+    report_arrived(n);
     if (n < blocked_.size() && blocked_[n] && state_) {
       const auto a = available(*state_, n, last_now_);
       if (a && *a >= 1) nudge(n);
@@ -98,7 +99,7 @@ fw::Status CaricoCapacity::reserve(const fw::CycleContext& cycle, NodeId node) {
   r.pod = cycle.pod_id;
   r.owner = reinterpret_cast<uintptr_t>(this);
   const fw::ReservationId id = res_->add(r);
-  held_[serial] = {id, node};
+  held_[serial] = Held{id, node};
   if (reserved_.size() <= node) reserved_.resize(node + 1);
   ++reserved_[node];
   return fw::Status::ok();
@@ -111,7 +112,8 @@ void CaricoCapacity::unreserve(const fw::CycleContext& cycle, NodeId) {
 void CaricoCapacity::release(uint64_t serial) {
   auto it = held_.find(serial);
   if (it == held_.end()) return;
-  const auto [id, node] = it->second;
+  const fw::ReservationId id = it->second.id;
+  const NodeId node = it->second.node;
   held_.erase(it);
   --reserved_[node];
   res_->remove(id);  // on_released finds nothing left to do
@@ -122,18 +124,37 @@ void CaricoCapacity::on_released(const fw::Reservation& r) {
     return;
   auto it = held_.find(r.holder);
   if (it == held_.end()) return;
-  --reserved_[it->second.second];
+  --reserved_[it->second.node];
   held_.erase(it);
 }
 
 void CaricoCapacity::on_event(const fw::ClusterEvent& e) {
   switch (e.kind) {
     case fw::EventKind::kPodRunning:
+      if (clock_) {
+        auto it = held_.find(e.pod_serial);
+        if (it != held_.end()) it->second.running_at = e.time_us;
+        break;
+      }
+      release(e.pod_serial);
+      break;
     case fw::EventKind::kPodFinished:
     case fw::EventKind::kPodDeleted:
     case fw::EventKind::kPodBindFailed: release(e.pod_serial); break;
     default: break;
   }
+}
+
+void CaricoCapacity::report_arrived(NodeId node) {
+  if (!clock_ || !state_ || held_.empty()) return;
+  const Time now = clock_->now_us();
+  const auto c = feed_->capacity(*state_, node, now);
+  if (!c) return;
+  const Time made = now - static_cast<Time>(c->age_s * kSecond);
+  std::vector<uint64_t> done;
+  for (const auto& [serial, h] : held_)
+    if (h.node == node && h.running_at <= made) done.push_back(serial);
+  for (uint64_t s : done) release(s);
 }
 
 void CaricoCapacity::nudge(NodeId node) {
@@ -165,7 +186,7 @@ void register_carico_plugins(fw::PluginRegistry& registry) {
       throw InputError(std::string(kPluginName) +
                        ": this runtime provides no CARICO capacity feed (simulated agents need "
                        "node telemetry; a real cluster needs the aggregator's address)");
-    return std::make_unique<CaricoCapacity>(feed, &rt.reservations, o);
+    return std::make_unique<CaricoCapacity>(feed, &rt.reservations, o, &rt.clock);
   });
 }
 

@@ -10,7 +10,10 @@
 //            (kind kCapacity, holder = the pod). Released when the pod leaves Pending (Running),
 //            finishes, is deleted, fails to bind, or is unreserved by a later failed extension
 //            point; any other removal of the reservation (e.g. the node going away) is noticed
-//            through Reservations::Listener
+//            through Reservations::Listener. With a clock, a pod that started Running keeps its
+//            reservation until the node's first report made after it started: until then the
+//            advertised Pod-Capacity does not include it, and releasing it at once would count
+//            the pod nowhere (the "runaway train" of §2.3.10 in small)
 //
 // It reads no resource requests, so pods without requests are scheduled like any other.
 // When a report makes a node usable again, the plugin releases a momentary capacity reservation
@@ -22,6 +25,7 @@
 #include <map>
 #include <vector>
 
+#include "framework/clock.h"
 #include "framework/plugin.h"
 #include "framework/registry.h"
 #include "framework/reservations.h"
@@ -39,7 +43,7 @@ class CaricoCapacity : public fw::Plugin, public fw::Reservations::Listener {
  public:
   // `feed` and `reservations` are the runtime's; neither may be null.
   CaricoCapacity(const CapacityFeed* feed, fw::Reservations* reservations,
-                 PluginOptions options = {});
+                 PluginOptions options = {}, const fw::Clock* clock = nullptr);
   ~CaricoCapacity() override;
 
   std::string_view name() const override { return kPluginName; }
@@ -73,7 +77,14 @@ class CaricoCapacity : public fw::Plugin, public fw::Reservations::Listener {
   const CapacityFeed* feed_;
   fw::Reservations* res_;
   PluginOptions opt_;
-  std::map<uint64_t, std::pair<fw::ReservationId, NodeId>> held_;  // pod serial → reservation
+  struct Held {
+    fw::ReservationId id;
+    NodeId node;
+    Time running_at = kForever;  // when the pod started running (held until a later report)
+  };
+  void report_arrived(NodeId node);
+  const fw::Clock* clock_;
+  std::map<uint64_t, Held> held_;  // pod serial → reservation
   std::vector<int> reserved_;                                      // per node
   std::vector<uint8_t> blocked_;  // per node: the last filter rejected it
   const ClusterState* state_ = nullptr;

@@ -63,6 +63,9 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
 std::string config_yaml(Time stale_after) {
   return "apiVersion: kubescheduler.config.k8s.io/v1\n"
          "kind: KubeSchedulerConfiguration\n"
+         // Pod-Capacity changes every report (1 s): a pod CARICO turned away is worth retrying
+         // a second later, not after upstream's back-off of up to 10 s.
+         "podMaxBackoffSeconds: 1\n"
          "profiles:\n"
          "- schedulerName: default-scheduler\n"
          "  plugins:\n"

@@ -24,7 +24,7 @@
 namespace orrery::carico {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 using orrery::testing::ScratchDir;
 
 struct Proc {
@@ -67,8 +67,8 @@ std::string slurp(const std::string& path) {
 }
 
 int wait_for_port(const std::string& log) {
-  const auto until = Clock::now() + std::chrono::seconds(10);
-  while (Clock::now() < until) {
+  const auto until = SteadyClock::now() + std::chrono::seconds(10);
+  while (SteadyClock::now() < until) {
     const std::string text = slurp(log);
     const auto at = text.rfind("aggregator listening");
     if (at != std::string::npos) {
@@ -93,8 +93,8 @@ nlohmann::json status(const std::string& target) {
 
 // Seconds until `status` lists every name in `want`, or -1 after `limit_s`.
 double until_listed(const std::string& target, const std::set<std::string>& want, double limit_s) {
-  const auto t0 = Clock::now();
-  while (std::chrono::duration<double>(Clock::now() - t0).count() < limit_s) {
+  const auto t0 = SteadyClock::now();
+  while (std::chrono::duration<double>(SteadyClock::now() - t0).count() < limit_s) {
     const auto j = status(target);
     if (!j.is_null()) {
       std::set<std::string> have;
@@ -102,7 +102,7 @@ double until_listed(const std::string& target, const std::set<std::string>& want
         if (n["age_s"].get<double>() < 2.0) have.insert(n["node"].get<std::string>());
       bool all = true;
       for (const auto& w : want) all = all && have.count(w);
-      if (all) return std::chrono::duration<double>(Clock::now() - t0).count();
+      if (all) return std::chrono::duration<double>(SteadyClock::now() - t0).count();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -112,7 +112,7 @@ double until_listed(const std::string& target, const std::set<std::string>& want
 class ManualClock : public fw::Clock {
  public:
   Time now_us() const override {
-    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now().time_since_epoch())
         .count();
   }
   fw::TimerId at(Time, fw::TimerTarget*, uint64_t) override { return 1; }

@@ -2,6 +2,7 @@
 // applies to what it receives (a malformed message is rejected, never merged).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "policies/carico/proto/carico.pb.h"
