@@ -29,6 +29,7 @@ void register_version(CLI::App& root, CommandTable& table);
 std::string version_text();
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
+void register_explain(CLI::App& root, CommandTable& table);  // cmd_explain.cc
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);

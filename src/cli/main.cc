@@ -24,7 +24,7 @@ namespace {
 using Registration = void (*)(CLI::App&, CommandTable&);
 
 const Registration kRegistrations[] = {
-    register_version,   register_report, register_schedule,
+    register_version,   register_report, register_schedule, register_explain,
     register_federated, register_sim,    register_kubedsm,
     register_carico,
 };

@@ -301,7 +301,7 @@ size_t Scheduler::run_filters(Profile& prof, const CycleContext& cycle, NodeId* 
 size_t Scheduler::find_feasible(Profile& prof, const CycleContext& cycle,
                                 const std::optional<std::vector<NodeId>>& only,
                                 Rejections& rejections, int* evaluated) {
-  const std::vector<NodeId>& all = only ? *only : backend_.state().nodes();
+  const std::vector<NodeId>& all = only ? *only : node_order_.get(backend_.state());
   const size_t num_nodes = all.size();
   feasible_.clear();
   *evaluated = 0;
@@ -548,6 +548,15 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     }
     return finish();
   }
+  if (pod.terminating) {
+    // Upstream skipPodSchedule: a pod being deleted is dropped from the queue, not scheduled.
+    out.message = "skip schedule deleting pod: " + pod.key();
+    if (qp.probe) {
+      queue_.remove(qp.serial);
+      out.counted = false;
+    }
+    return finish();
+  }
   if (st.node_count() == 0) {
     if (qp.probe) return probe_failed();
     out.message = "no nodes available to schedule pods";  // upstream ErrNoNodesAvailable
@@ -636,8 +645,13 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     } else {
       diag.pre_filter_message = pre_status.message();
     }
-    // PostFilter (preemption), unless a PreFilter said no node can ever fit (upstream skips it).
-    if (pre_status.code != Code::kUnschedulableAndUnresolvable) {
+    // PostFilter (preemption) runs for every FitError, a PreFilter rejection included, as
+    // upstream's schedulingCycle. After a PreFilter rejection no node was filtered (no
+    // rejections), so preemption finds no candidate: "preemption: 0/N nodes are available:
+    // N Preemption is not helpful for scheduling." (upstream: every node has the PreFilter's
+    // UnschedulableAndUnresolvable status; a resolvable PreFilter rejection, which no plugin
+    // orrery ships returns, would make every node a candidate there).
+    {
       Handle handle(*this, *prof);
       bool what_if = false;  // some PostFilter's verdict depends on more than the filters'
       for (Plugin* p : prof->post_filter) {
@@ -694,8 +708,12 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     std::span<const NodeId> nodes(feasible_.data(), n);
     std::string why;
     if (!run_pre_score(*prof, cycle, nodes, &why)) {
+      // An error (e.g. NodeAffinity's preferred terms that do not parse). Upstream retries the pod
+      // after a backoff; nothing but a change to the pod can fix it, so orrery parks it with the
+      // unschedulable pods (retried on cluster events or the periodic flush) — on a static
+      // snapshot the result is the same, without retrying forever.
       out.message = why;
-      queue_.add_backoff(qp, backend_.now_us(), class_key(qp.pod, qp.serial));
+      queue_.add_unschedulable(qp, backend_.now_us(), class_key(qp.pod, qp.serial), kMaskAny);
       return finish();
     }
     // totals_ leave out the plugins whose score is the same on every node (uniform_score): a
@@ -758,7 +776,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   }
   CycleContext cycle{st, pod_id, pod, *pod.spec, backend_.now_us(), rng_};
   std::vector<NodeEvaluation> out;
-  for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0});
+  for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0, {}});
 
   std::optional<std::vector<NodeId>> only;
   skipped_filters_.clear();
@@ -811,25 +829,39 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   if (feasible.empty()) return out;
   std::span<const NodeId> nodes(feasible);
   std::string why;
-  if (!run_pre_score(*prof, cycle, nodes, &why)) throw std::runtime_error(why);
+  if (!run_pre_score(*prof, cycle, nodes, &why)) throw InputError("pod " + pod.key() + ": " + why);
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
     const bool skipped = score_skipped(wp.plugin);
+    std::vector<int64_t> raw(feasible.size(), 0);
     if (skipped) {
       std::fill(scores.begin(), scores.end(), 0);
     } else {
       wp.plugin->score(cycle, nodes, scores.data());
+      raw = scores;
       wp.plugin->normalize(cycle, nodes, scores.data());
     }
     size_t i = 0;
     for (auto& e : out) {
       if (!e.feasible) continue;
       e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
+      e.details.push_back({std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
       e.total += scores[i] * wp.weight;
       ++i;
     }
   }
   return out;
+}
+
+ScheduleOutcome Scheduler::attempt(PodId pod_id) {
+  const ClusterState& st = backend_.state();
+  QueuedPod qp;
+  qp.pod = pod_id;
+  qp.serial = st.pod_serial(pod_id);
+  qp.priority = st.pod(pod_id).spec->priority;
+  qp.timestamp_us = backend_.now_us();
+  queue_.remove(qp.serial);  // if enqueued: the cycle decides where it goes next
+  return schedule_cycle(qp);
 }
 
 bool Scheduler::forget_in_flight(uint64_t serial) {

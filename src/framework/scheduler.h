@@ -4,8 +4,9 @@
 // schedulerName. It listens to the backend's events to keep its queue current.
 //
 // Node sampling follows upstream exactly: numFeasibleNodesToFind (adaptive percentage
-// 50 - nodes/125, at least 5 % and 100 nodes), filtering starts where the previous cycle stopped
-// (nextStartNodeIndex) and stops once enough feasible nodes are found.
+// 50 - nodes/125, at least 5 % and 100 nodes), filtering walks the node tree's zone-interleaved
+// list (node_tree.h) from where the previous cycle stopped (nextStartNodeIndex) and stops once
+// enough feasible nodes are found.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include "core/rng.h"
 #include "framework/backend.h"
+#include "framework/node_tree.h"
 #include "framework/profile.h"
 #include "framework/queue.h"
 #include "framework/reservations.h"
@@ -60,6 +62,13 @@ struct NodeEvaluation {
   // whose PreScore returned Skip for this pod contributes 0 (as upstream, where it is left out).
   std::vector<std::pair<std::string, int64_t>> scores;
   int64_t total = 0;  // Σ weight × score
+  // The same per plugin with its raw score (before NormalizeScore) and weight (`orrery explain`).
+  struct PluginScore {
+    std::string plugin;
+    int64_t raw = 0, normalized = 0, weight = 0;
+    bool skipped = false;  // PreScore returned Skip: the plugin does not score this pod
+  };
+  std::vector<PluginScore> details;
 };
 
 class Scheduler : public EventListener, private Reservations::Listener {
@@ -87,6 +96,10 @@ class Scheduler : public EventListener, private Reservations::Listener {
   // Filters and scores every node for a pod without binding it (percentage 100, no sampling),
   // running PreFilter, Filter, PreScore, Score and NormalizeScore as a scheduling cycle would.
   std::vector<NodeEvaluation> evaluate(PodId pod);
+  // Runs one scheduling cycle for a pending pod now, as if it were popped next (queued or not),
+  // with the options' node sampling, PostFilter (preemption: victims are deleted through the
+  // backend) and binding. For `orrery explain`, on a throwaway snapshot.
+  ScheduleOutcome attempt(PodId pod);
 
   // The profile responsible for a pod, or nullptr.
   Profile* profile_for(const Pod& pod) const;
@@ -149,6 +162,7 @@ class Scheduler : public EventListener, private Reservations::Listener {
   SchedulingQueue queue_;
   Rng rng_;
   size_t next_start_node_index_ = 0;
+  NodeOrder node_order_;  // upstream's zone-interleaved node list, for node sampling
   // Drops a pod's nomination (in the shared reservations): the pod (if queued) changes class,
   // and waiting pods are told.
   void drop_nomination(uint64_t serial);

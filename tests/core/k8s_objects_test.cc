@@ -85,7 +85,8 @@ TEST(K8sObjects, ReadsKubectlList) {
   EXPECT_EQ(interned(n.gpu_model), "Tesla-T4");
   ASSERT_EQ(n.taints.size(), 1u);
   EXPECT_EQ(n.taints[0].effect, TaintEffect::kPreferNoSchedule);
-  EXPECT_EQ(n.labels.get(std::string_view("kubernetes.io/hostname")), "edge-1");
+  EXPECT_FALSE(n.labels.get(std::string_view("kubernetes.io/hostname")))
+      << "not invented (the kubelet sets it on real nodes)";
 
   const Pod& p = o.pods[0];
   EXPECT_EQ(p.key(), "prod/web-1");
@@ -115,7 +116,7 @@ TEST(K8sObjects, JsonAndMultiDocument) {
   K8sObjects o = parse_k8s_objects(json, "nodes.json");
   ASSERT_EQ(o.nodes.size(), 1u);
   EXPECT_EQ(o.nodes[0].allocatable[kCpu], 2000) << "allocatable defaults to capacity";
-  EXPECT_EQ(o.nodes[0].allocatable[kPods], 110) << "missing pods figure defaults to 110";
+  EXPECT_EQ(o.nodes[0].allocatable[kPods], 0) << "no pods figure: no pod fits, as upstream";
 
   const char* multi = "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n";
   EXPECT_EQ(parse_k8s_objects(multi, "m.yaml").nodes.size(), 2u);
@@ -180,6 +181,49 @@ TEST(K8sObjects, DuplicateNodesAndUnknownNodeNameAreErrors) {
 
 TEST(K8sObjects, UnreadableFile) {
   EXPECT_THROW(load_k8s_objects("/nonexistent/file.yaml"), InputError);
+}
+
+// What a dump uses that orrery does not model is collected while reading, in both the YAML path
+// and the JSON list fast path, once per kind with a count and the first object.
+TEST(K8sObjects, UnmodelledFieldsAreCollectedOncePerKindOnBothPaths) {
+  const std::string yaml =
+      "kind: Pod\nmetadata: {name: a}\nspec:\n  resourceClaims: [{name: g}]\n  containers: "
+      "[{name: c}]\n---\nkind: Pod\nmetadata: {name: b, namespace: x}\nspec:\n  "
+      "resourceClaims: [{name: g}]\n  containers: [{name: c}]\n---\nkind: Service\nmetadata: "
+      "{name: s}\n";
+  K8sObjects y = parse_k8s_objects(yaml, "d.yaml");
+  ASSERT_EQ(y.unmodelled.size(), 2u);
+  EXPECT_EQ(y.unmodelled[0].what, "spec.resourceClaims");
+  EXPECT_EQ(y.unmodelled[0].count, 2);
+  EXPECT_EQ(y.unmodelled[0].example, "default/a");
+  EXPECT_EQ(y.unmodelled[0].first_where, "d.yaml:4: document[0].spec.resourceClaims");
+  EXPECT_EQ(y.unmodelled[1].what, "kind Service");
+  const std::string json =
+      R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":)"
+      R"([{"name":"c"}],"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}]}}]})";
+  K8sObjects j = parse_k8s_objects(json, "d.json");
+  ASSERT_EQ(j.unmodelled.size(), 1u);
+  EXPECT_EQ(j.unmodelled[0].what, "spec.volumes (claims, ephemeral volumes, in-tree disks)");
+  // Merging adds counts of the same kind.
+  merge_into(y, std::move(j));
+  EXPECT_EQ(y.unmodelled.size(), 3u);
+  EXPECT_EQ(k8s_warnings(y).size(), 3u);
+}
+
+TEST(K8sObjects, PodsOnNodesMissingFromAPartialDump) {
+  K8sObjects o = parse_k8s_objects(
+      "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: a}\nspec: "
+      "{nodeName: gone, containers: [{name: c}]}\nstatus: {phase: Succeeded}\n---\nkind: "
+      "Pod\nmetadata: {name: b}\nspec: {nodeName: gone, containers: [{name: c}]}\n",
+      "p.yaml");
+  // Without a place for warnings they are an error, as before.
+  EXPECT_THROW(build_cluster(o), InputError);
+  std::vector<std::string> warnings;
+  ClusterState st = build_cluster(o, &warnings);
+  EXPECT_EQ(st.pod_count(), 0u);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("1 finished pod(s)"), std::string::npos);
+  EXPECT_NE(warnings[1].find("1 running pod(s)"), std::string::npos);
 }
 
 }  // namespace
