@@ -36,6 +36,8 @@ void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
 void register_history(CLI::App& root, CommandTable& table);  // KubCG's history database
 void register_kubcg(CLI::App& root, CommandTable& table);    // repro kubcg
+// aggregator, agent, carico status, repro carico (cmd_carico.cc).
+void register_carico(CLI::App& root, CommandTable& table);
 
 // `orrery sim --trace T --cluster-config C --arch megha|pigeonc ...` (cmd_federated.cc): the
 // options cmd_sim.cc adds to `orrery sim`, and the run they request.

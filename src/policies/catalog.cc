@@ -1,6 +1,7 @@
 #include "policies/catalog.h"
 
 #include "policies/baselines/policies.h"
+#include "policies/carico/policy.h"
 #include "policies/federated/architectures.h"
 #include "policies/kube/policies.h"
 #include "policies/kubcg/policy.h"
@@ -14,6 +15,7 @@ fw::PolicyRegistry catalog() {
   kubedsm::register_policies(r);
   baselines::register_policies(r);
   kubcg::register_policies(r);
+  carico::register_policies(r);
   return r;
 }
 
