@@ -33,6 +33,8 @@ void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
+// `orrery serve` (scheduler, extender) and `orrery snapshot` (cmd_serve.cc).
+void register_serve(CLI::App& root, CommandTable& table);
 
 // `orrery sim --trace T --cluster-config C --arch megha|pigeonc ...` (cmd_federated.cc): the
 // options cmd_sim.cc adds to `orrery sim`, and the run they request.
