@@ -131,6 +131,7 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::connect(int read_timeout_ms) con
     c->set_basic_auth(config_.username, config_.password);
   }
   c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);
   c->set_default_headers({{"User-Agent", options_.user_agent}, {"Accept", "application/json"}});
   set_ms(*c, options_.connect_timeout_ms, false);
   set_ms(*c, read_timeout_ms, true);

@@ -388,6 +388,7 @@ int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
   httplib::Server server;
   const int threads = opt.threads;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.set_tcp_nodelay(true);  // small JSON replies: no Nagle/delayed-ACK stalls
   auto verb = [&](const std::string& name, ExtenderReply (Extender::*fn)(const std::string&)) {
     server.Post(prefix + "/" + name, [&ext, fn](const httplib::Request& req, httplib::Response& res) {
       ExtenderReply r = (ext.*fn)(req.body);

@@ -188,6 +188,7 @@ class HealthServer {
  public:
   HealthServer(const std::string& listen, obs::Registry& registry, std::function<bool()> ready) {
     auto [host, port] = parse_listen(listen, "--metrics-listen");
+    server_.set_tcp_nodelay(true);
     server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok", "text/plain");
     });

@@ -159,6 +159,7 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) : options_(std::move(
   const int threads = options_.threads;
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_keep_alive_timeout(5);
+  server_->set_tcp_nodelay(true);
   routes();
   port_ = server_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
