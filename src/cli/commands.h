@@ -38,6 +38,8 @@ void register_history(CLI::App& root, CommandTable& table);  // KubCG's history 
 void register_kubcg(CLI::App& root, CommandTable& table);    // repro kubcg
 // aggregator, agent, carico status, repro carico (cmd_carico.cc).
 void register_carico(CLI::App& root, CommandTable& table);
+// `orrery serve` (scheduler, extender) and `orrery snapshot` (cmd_serve.cc).
+void register_serve(CLI::App& root, CommandTable& table);
 
 // `orrery sim --trace T --cluster-config C --arch megha|pigeonc ...` (cmd_federated.cc): the
 // options cmd_sim.cc adds to `orrery sim`, and the run they request.

@@ -28,6 +28,7 @@ const Registration kRegistrations[] = {
     register_federated, register_sim,    register_kubedsm,
     register_history,   register_kubcg,
     register_carico,
+    register_serve,
 };
 
 // The first word is a command: an unknown one is an error with the closest command's name.
