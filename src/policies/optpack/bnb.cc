@@ -52,8 +52,7 @@ class BranchAndBound {
     const int n = m_.nodes();
     auto key_where = [&](int p) { return where_matters(p) ? m_.where[p] : -2; };
     auto first_running = [&](int p) {
-      return pb_.phase == Phase::kDisrupt && m_.tier[p] == pb_.tier && m_.where[p] != kUnplaced
-                 ? 0 : 1;
+      return pb_.phase == Phase::kDisrupt && m_.where[p] != kUnplaced ? 0 : 1;
     };
     std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
       if (m_.tier[a] != m_.tier[b]) return m_.tier[a] < m_.tier[b];
@@ -70,7 +69,7 @@ class BranchAndBound {
       const int a = order_[i - 1], b = order_[i];
       bool same = m_.tier[a] == m_.tier[b] && key_where(a) == key_where(b) &&
                   first_running(a) == first_running(b) &&
-                  (pb_.phase == Phase::kPlace || m_.tier[a] != pb_.tier || m_.where[a] == kUnplaced);
+                  (pb_.phase == Phase::kPlace || m_.where[a] == kUnplaced);
       for (int d = 0; same && d < m_.dims; ++d) same = m_.request(a)[d] == m_.request(b)[d];
       for (int j = 0; same && j < n; ++j) same = m_.can_host(a, j) == m_.can_host(b, j);
       same_as_prev_[i] = same;
@@ -181,16 +180,19 @@ class BranchAndBound {
 
   bool prune(int depth) const {
     const int T = m_.tiers();
+    int reach = 0, disr = 0, rem_before = 0;  // over tiers 0..t
     for (int t = 0; t <= pb_.tier; ++t) {
-      if (pb_.fix.min_placed[t] >= 0 && k_.placed(t) + rem_[depth * T + t] < pb_.fix.min_placed[t])
-        return true;
-      if (pb_.fix.max_disruption[t] >= 0 &&
-          disruption_bound(depth, t, false) > pb_.fix.max_disruption[t])
-        return true;
+      reach += k_.placed(t) + rem_[depth * T + t];
+      disr += disruption_bound(depth, t, false);
+      if (pb_.fix.min_placed[t] >= 0 && reach < pb_.fix.min_placed[t]) return true;
+      if (pb_.fix.max_disruption[t] >= 0 && disr > pb_.fix.max_disruption[t]) return true;
+      if (t < pb_.tier) rem_before += rem_[depth * T + t];
     }
     if (pb_.phase == Phase::kPlace)
-      return -(k_.placed(pb_.tier) + placement_bound(depth)) >= best_cost_;
-    return disruption_bound(depth, pb_.tier, true) >= best_cost_;
+      return -(k_.placed_upto(pb_.tier) + rem_before + placement_bound(depth)) >= best_cost_;
+    int lb = 0;
+    for (int t = 0; t <= pb_.tier; ++t) lb += disruption_bound(depth, t, true);
+    return lb >= best_cost_;
   }
 
   // Returns false when the deadline stopped the search.

@@ -62,18 +62,18 @@ Mip build(const PhaseProblem& pb) {
   // Per tier: the placed-count and disruption metrics as coefficient vectors.
   auto count_row = [&](int t, std::vector<int>& idx, std::vector<double>& val) {
     for (size_t v = 0; v < mip.vars.size(); ++v)
-      if (m.tier[mip.vars[v].pod] == t) idx.push_back(static_cast<int>(v)), val.push_back(1.0);
+      if (m.tier[mip.vars[v].pod] <= t) idx.push_back(static_cast<int>(v)), val.push_back(1.0);
   };
   int running = 0;
   auto keep_row = [&](int t, std::vector<int>& idx, std::vector<double>& val) {
     running = 0;
     for (int p = 0; p < m.pods(); ++p)
-      if (m.tier[p] == t && pb.in_scope(p) && m.where[p] != kUnplaced) ++running;
+      if (m.tier[p] <= t && pb.in_scope(p) && m.where[p] != kUnplaced) ++running;
     for (size_t v = 0; v < mip.vars.size(); ++v) {
       const Var& x = mip.vars[v];
-      if (m.tier[x.pod] != t || m.where[x.pod] == kUnplaced) continue;
+      if (m.tier[x.pod] > t || m.where[x.pod] == kUnplaced) continue;
       idx.push_back(static_cast<int>(v));
-      val.push_back(x.node == m.where[x.pod] ? 3.0 : 1.0);
+      val.push_back(x.node == m.where[x.pod] ? 2.0 : 1.0);
     }
   };
   for (int t = 0; t <= pb.tier; ++t) {

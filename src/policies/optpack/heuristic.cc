@@ -66,9 +66,9 @@ class Search {
  private:
   // Nothing can beat it: every tier-t pod placed (phase 1) or no disruption (phase 2).
   bool proven_best() const {
-    if (pb_.phase == Phase::kDisrupt) return k_.disruption(pb_.tier) == 0;
+    if (pb_.phase == Phase::kDisrupt) return k_.disruption_upto(pb_.tier) == 0;
     for (int p = 0; p < m_.pods(); ++p)
-      if (m_.tier[p] == pb_.tier && k_.node_of(p) == kUnplaced) return false;
+      if (pb_.in_scope(p) && k_.node_of(p) == kUnplaced) return false;
     return true;
   }
 
@@ -83,11 +83,11 @@ class Search {
   // the tier's disruption does not grow by more than `slack`. Returns the node or kUnplaced.
   int relocate(int q, int not_on) {
     const int from = k_.node_of(q);
-    const int before = k_.disruption(pb_.tier);
+    const int before = k_.disruption_upto(pb_.tier);
     for (int j = 0; j < m_.nodes(); ++j) {
       if (j == not_on || j == from || !k_.fits(q, j)) continue;
       k_.move(q, j);
-      if (k_.fixings_hold() && (pb_.phase == Phase::kPlace || k_.disruption(pb_.tier) <= before))
+      if (k_.fixings_hold() && (pb_.phase == Phase::kPlace || k_.disruption_upto(pb_.tier) <= before))
         return j;
       k_.move(q, from);
     }
@@ -156,7 +156,7 @@ class Search {
       if (pb_.phase == Phase::kPlace) {
         std::vector<int> todo;
         for (int p = 0; p < m_.pods(); ++p)
-          if (m_.tier[p] == pb_.tier && k_.node_of(p) == kUnplaced) todo.push_back(p);
+          if (pb_.in_scope(p) && k_.node_of(p) == kUnplaced) todo.push_back(p);
         std::sort(todo.begin(), todo.end(), [&](int a, int b) { return size_[a] < size_[b]; });
         for (int p : todo)
           if (insert(p, 2)) improved = true;
@@ -171,12 +171,12 @@ class Search {
   bool reduce_disruption() {
     bool any = false;
     for (int p = 0; p < m_.pods() && !dl_.expired(); ++p) {
-      if (m_.tier[p] != pb_.tier || m_.where[p] == kUnplaced) continue;
+      if (!pb_.in_scope(p) || m_.where[p] == kUnplaced) continue;
       const int home = m_.where[p];
       const int at = k_.node_of(p);
       if (at == home) continue;
-      const int before = k_.disruption(pb_.tier);
-      if (try_home(p, home) && k_.disruption(pb_.tier) < before) {
+      const int before = k_.disruption_upto(pb_.tier);
+      if (try_home(p, home) && k_.disruption_upto(pb_.tier) < before) {
         any = true;
         continue;
       }
@@ -217,7 +217,7 @@ class Search {
 
   bool take_place_of_pending(int p) {
     for (int q = 0; q < m_.pods(); ++q) {
-      if (m_.tier[q] != pb_.tier || m_.where[q] != kUnplaced) continue;
+      if (!pb_.in_scope(q) || m_.where[q] != kUnplaced) continue;
       const int j = k_.node_of(q);
       if (j == kUnplaced || !k_.fits_without(p, j, q)) continue;
       k_.unplace(q);
@@ -288,8 +288,10 @@ Assignment greedy_start(const PhaseProblem& pb, const Assignment& start) {
   const std::vector<double> size = relative_sizes(m);
   std::vector<int> rest;
   for (int p = 0; p < m.pods(); ++p)
-    if (m.tier[p] == pb.tier && k.node_of(p) == kUnplaced) rest.push_back(p);
-  std::stable_sort(rest.begin(), rest.end(), [&](int a, int b) { return size[a] > size[b]; });
+    if (pb.in_scope(p) && k.node_of(p) == kUnplaced) rest.push_back(p);
+  std::stable_sort(rest.begin(), rest.end(), [&](int a, int b) {
+    return m.tier[a] != m.tier[b] ? m.tier[a] < m.tier[b] : size[a] > size[b];
+  });
   for (int p : rest) {
     const int j = best_fit(m, k, p);
     if (j != kUnplaced) k.place(p, j);

@@ -68,6 +68,18 @@ int disruption_in_tier(const Model& m, const Assignment& a, int t) {
   return d;
 }
 
+int placed_upto(const Model& m, const Assignment& a, int t) {
+  int n = 0;
+  for (int i = 0; i <= t; ++i) n += placed_in_tier(m, a, i);
+  return n;
+}
+
+int disruption_upto(const Model& m, const Assignment& a, int t) {
+  int n = 0;
+  for (int i = 0; i <= t; ++i) n += disruption_in_tier(m, a, i);
+  return n;
+}
+
 bool respects_capacity(const Model& m, const Assignment& a, std::string* why) {
   std::vector<int64_t> load(m.cap.size(), 0);
   for (int p = 0; p < m.pods(); ++p) {

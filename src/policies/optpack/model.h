@@ -49,10 +49,12 @@ struct Model {
   void validate() const;
 };
 
-// Phase 1 metric of tier t: pods of tier exactly t that are placed. (With the higher tiers' counts
-// fixed, maximising this maximises the paper's Σ_{p.priority <= pr} Σ_j x_ij.)
+// Pods of tier exactly t that are placed; placed_upto: of tiers 0..t (the paper's phase 1 metric
+// Σ_{p.priority <= pr} Σ_j x_ij).
 int placed_in_tier(const Model& m, const Assignment& a, int t);
-// Phase 2 metric of tier t, as a cost: for each running pod of tier t, 0 when it stays, 1 when it
+int placed_upto(const Model& m, const Assignment& a, int t);
+int disruption_upto(const Model& m, const Assignment& a, int t);
+// Disruption of tier t, as a cost (phase 2 minimises it over tiers 0..t): for each running pod of tier t, 0 when it stays, 1 when it
 // moves to another node, 2 when it is left unplaced (evicted). The paper maximises
 // Σ (Σ_j x_ij + 2 x_i,where) = 3·stay + 1·move; minimising 2 − that/… is the same order per pod.
 int disruption_in_tier(const Model& m, const Assignment& a, int t);

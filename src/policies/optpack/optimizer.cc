@@ -37,9 +37,9 @@ namespace {
 
 // The trivially proven cases: every pod of the tier placed, or nothing disrupted.
 bool obviously_optimal(const PhaseProblem& pb, const Assignment& a) {
-  if (pb.phase == Phase::kDisrupt) return disruption_in_tier(*pb.m, a, pb.tier) == 0;
+  if (pb.phase == Phase::kDisrupt) return disruption_upto(*pb.m, a, pb.tier) == 0;
   for (int p = 0; p < pb.m->pods(); ++p)
-    if (pb.m->tier[p] == pb.tier && a[p] == kUnplaced) return false;
+    if (pb.in_scope(p) && a[p] == kUnplaced) return false;
   return true;
 }
 
@@ -75,8 +75,8 @@ PhaseReport solve_phase(const PhaseProblem& pb, Assignment& a, double limit,
     if (out.optimal) proven = true, r.solver = "cbc";
     spent += dl.used();
   }
-  r.value = pb.phase == Phase::kPlace ? placed_in_tier(*pb.m, a, pb.tier)
-                                      : disruption_in_tier(*pb.m, a, pb.tier);
+  r.value = pb.phase == Phase::kPlace ? placed_upto(*pb.m, a, pb.tier)
+                                      : disruption_upto(*pb.m, a, pb.tier);
   r.status = proven                        ? SolveStatus::kOptimal
              : pb.cost(a) < start_cost     ? SolveStatus::kFeasible
                                            : SolveStatus::kTimeout;
@@ -114,7 +114,7 @@ OptimizeResult optimize(const Model& m, const OptimizeOptions& o) {
     budget.used(used);
     fix.max_disruption[t] = tr.disruption_phase.value;
     tr.placed_after = placed_in_tier(m, a, t);
-    tr.disruption = tr.disruption_phase.value;
+    tr.disruption = disruption_in_tier(m, a, t);
     res.tiers.push_back(tr);
   }
   res.assignment = std::move(a);

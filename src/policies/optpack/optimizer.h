@@ -21,7 +21,7 @@ std::string_view to_string(SolveStatus s);
 
 struct PhaseReport {
   SolveStatus status = SolveStatus::kTimeout;
-  int value = 0;         // placed pods of the tier / its disruption
+  int value = 0;         // the phase's metric: placed pods / disruption of tiers 0..t
   double seconds = 0;    // wall-clock time of the call
   double budget = 0;     // what get_timeout() granted (seconds, or notional in deterministic mode)
   std::string solver;    // which part of the portfolio gave the answer or the proof
@@ -31,7 +31,7 @@ struct TierReport {
   int32_t priority = 0;
   int pods = 0;  // pods of this tier in the model
   int placed_before = 0, placed_after = 0;
-  int disruption = 0;
+  int disruption = 0;  // of this tier's running pods (0 stay, 1 move, 2 evict)
   PhaseReport placement, disruption_phase;
 };
 

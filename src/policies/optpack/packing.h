@@ -23,6 +23,17 @@ class Packing {
   int node_of(int p) const { return a_[p]; }
   int placed(int t) const { return placed_[t]; }
   int disruption(int t) const { return disr_[t]; }
+  // Over tiers 0..t (the paper's metrics are over every pod with p.priority <= pr).
+  int placed_upto(int t) const {
+    int s = 0;
+    for (int i = 0; i <= t; ++i) s += placed_[i];
+    return s;
+  }
+  int disruption_upto(int t) const {
+    int s = 0;
+    for (int i = 0; i <= t; ++i) s += disr_[i];
+    return s;
+  }
   const int64_t* load(int j) const { return &load_[static_cast<size_t>(j) * m_.dims]; }
 
   bool fits(int p, int j) const {
@@ -75,14 +86,17 @@ class Packing {
 
   // Earlier tiers' fixings (and, in phase 2, this tier's count) hold.
   bool fixings_hold() const {
+    int placed = 0, disr = 0;
     for (int t = 0; t <= pb_.tier; ++t) {
-      if (pb_.fix.min_placed[t] >= 0 && placed_[t] < pb_.fix.min_placed[t]) return false;
-      if (pb_.fix.max_disruption[t] >= 0 && disr_[t] > pb_.fix.max_disruption[t]) return false;
+      placed += placed_[t];
+      disr += disr_[t];
+      if (pb_.fix.min_placed[t] >= 0 && placed < pb_.fix.min_placed[t]) return false;
+      if (pb_.fix.max_disruption[t] >= 0 && disr > pb_.fix.max_disruption[t]) return false;
     }
     return true;
   }
   int64_t cost() const {
-    return pb_.phase == Phase::kPlace ? -placed_[pb_.tier] : disr_[pb_.tier];
+    return pb_.phase == Phase::kPlace ? -placed_upto(pb_.tier) : disruption_upto(pb_.tier);
   }
 
  private:

@@ -3,7 +3,7 @@
 namespace orrery::optpack {
 
 int64_t PhaseProblem::cost(const Assignment& a) const {
-  return phase == Phase::kPlace ? -placed_in_tier(*m, a, tier) : disruption_in_tier(*m, a, tier);
+  return phase == Phase::kPlace ? -placed_upto(*m, a, tier) : disruption_upto(*m, a, tier);
 }
 
 bool PhaseProblem::satisfies(const Assignment& a, std::string* why) const {
@@ -18,11 +18,11 @@ bool PhaseProblem::satisfies(const Assignment& a, std::string* why) const {
     }
   if (!respects_capacity(*m, a, why)) return false;
   for (int t = 0; t < m->tiers() && t < static_cast<int>(fix.min_placed.size()); ++t) {
-    if (fix.min_placed[t] >= 0 && placed_in_tier(*m, a, t) < fix.min_placed[t]) {
+    if (fix.min_placed[t] >= 0 && placed_upto(*m, a, t) < fix.min_placed[t]) {
       if (why) *why = "tier " + std::to_string(t) + " places fewer pods than fixed";
       return false;
     }
-    if (fix.max_disruption[t] >= 0 && disruption_in_tier(*m, a, t) > fix.max_disruption[t]) {
+    if (fix.max_disruption[t] >= 0 && disruption_upto(*m, a, t) > fix.max_disruption[t]) {
       if (why) *why = "tier " + std::to_string(t) + " disrupts more than fixed";
       return false;
     }

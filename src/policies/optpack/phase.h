@@ -12,12 +12,13 @@ namespace orrery::optpack {
 
 enum class Phase : uint8_t { kPlace, kDisrupt };
 
-// What earlier calls fixed, per tier (-1: nothing). The paper writes "= v" after an OPTIMAL call
+// What earlier calls fixed, per tier (-1: nothing), over the pods of that tier and every more
+// important one, as the paper's metrics are (Σ over p.priority <= pr). The paper writes "= v" after an OPTIMAL call
 // and ">= v" / "<= v" after a FEASIBLE one; since an OPTIMAL v is the best possible, ">= v" and
 // "<= v" say the same there, so one-sided bounds suffice.
 struct Fixings {
-  std::vector<int> min_placed;      // tier → placed pods of that tier >= value
-  std::vector<int> max_disruption;  // tier → disruption of that tier <= value
+  std::vector<int> min_placed;      // tier t → placed pods of tiers 0..t >= value
+  std::vector<int> max_disruption;  // tier t → disruption of tiers 0..t <= value
   explicit Fixings(int tiers = 0) : min_placed(tiers, -1), max_disruption(tiers, -1) {}
 };
 
@@ -29,7 +30,7 @@ struct PhaseProblem {
 
   // Pods of tiers below `tier` are not part of the model yet.
   bool in_scope(int pod) const { return m->tier[pod] <= tier; }
-  // The objective as a cost to minimise: −(placed pods of the tier) or the tier's disruption.
+  // The objective as a cost to minimise: −(placed pods of tiers 0..tier) or their disruption.
   int64_t cost(const Assignment& a) const;
   // Capacity, feasibility, out-of-scope pods unplaced, and every fixing.
   bool satisfies(const Assignment& a, std::string* why = nullptr) const;

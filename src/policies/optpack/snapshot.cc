@@ -26,7 +26,10 @@ bool placement_independent(std::string_view plugin) {
 
 // The nodes (cluster ids) that pass the profile's placement-independent filters for pod p.
 std::vector<NodeId> feasible_nodes(const ClusterState& st, fw::Profile& prof, PodId p, Rng& rng) {
-  const Pod& pod = st.pod(p);
+  // A bound pod is asked as if it were pending again: its spec.nodeName is where it runs now,
+  // not a constraint (the NodeName filter would otherwise pin it).
+  Pod pod = st.pod(p);
+  pod.node_name.clear();
   fw::CycleContext cycle{st, p, pod, *pod.spec, 0, rng};
   std::optional<std::vector<NodeId>> only;
   std::set<const fw::Plugin*> skipped;
