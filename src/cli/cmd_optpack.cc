@@ -10,6 +10,8 @@
 //                "disruption","disruption_status"}],
 //      "placements":[{"pod","from","to"}], "steps":[{"action","pod","node"}]}
 //     Exit 0 when a plan or a proof was produced, 1 for input errors.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -25,6 +27,7 @@
 #include "plugins/register.h"
 #include "policies/optpack/optimizer.h"
 #include "policies/optpack/plan.h"
+#include "policies/optpack/repro.h"
 #include "policies/optpack/snapshot.h"
 
 namespace orrery::cli {
@@ -189,6 +192,45 @@ void register_optpack(CLI::App& root, CommandTable& table) {
   app->add_option("--out", f->out, "Where to write plan.json")->required();
   table.push_back({app, [f]() { return run_solve(*f); }});
 
+  CLI::App& repro = repro_command(root);
+  auto ro = std::make_shared<optpack::ReproOptions>();
+  auto ts = std::make_shared<std::string>();
+  CLI::App* rp = repro.add_subcommand(
+      "optpack",
+      "Priority-optimal packing (Christensen et al.): Figure 3 categories and Table 1");
+  rp->add_option("--out", ro->out_dir, "Output directory (report.html, summary.json, instances/)")
+      ->required();
+  rp->add_flag("--quick", ro->quick,
+               "Usage 95% and 105% only, 4 instances per configuration (a few minutes)");
+  rp->add_option("--timeouts", *ts, "Solver budgets T_total, comma-separated (default 1s)");
+  rp->add_option("--jobs", ro->jobs, "Instances solved in parallel (default 1)")
+      ->check(CLI::Range(1, 256));
+  rp->add_option("--instances", ro->instances,
+                 "Instances per configuration (default 100, or 4 with --quick)")
+      ->check(CLI::Range(1, 100000));
+  rp->add_flag("--deterministic", ro->deterministic, "Budgets in work units, not wall time");
+  table.push_back({rp, [ro, ts]() {
+                     optpack::ReproOptions o = *ro;
+                     if (!ts->empty()) {
+                       o.timeouts.clear();
+                       size_t start = 0;
+                       while (start <= ts->size()) {
+                         size_t end = ts->find(',', start);
+                         if (end == std::string::npos) end = ts->size();
+                         o.timeouts.push_back(parse_timeout(ts->substr(start, end - start)));
+                         start = end + 1;
+                       }
+                     }
+                     if (isatty(fileno(stderr)))
+                       o.progress = [](size_t done, size_t total) {
+                         std::fprintf(stderr, "\roptpack: %zu/%zu solves", done, total);
+                         if (done == total) std::fprintf(stderr, "\n");
+                       };
+                     const optpack::ReproResult r = optpack::run_repro(o);
+                     std::printf("wrote %s (%zu instances, %.1f s)\n", r.html.c_str(),
+                                 r.instances, r.wall_s);
+                     return 0;
+                   }});
 }
 
 }  // namespace orrery::cli

@@ -4,6 +4,7 @@
 #include "policies/federated/architectures.h"
 #include "policies/kube/policies.h"
 #include "policies/kubedsm/policy.h"
+#include "policies/optpack/policy.h"
 
 namespace orrery::policies {
 
@@ -11,6 +12,7 @@ fw::PolicyRegistry catalog() {
   fw::PolicyRegistry r;
   kube::register_policies(r);
   kubedsm::register_policies(r);
+  optpack::register_policies(r);
   baselines::register_policies(r);
   return r;
 }
