@@ -61,7 +61,15 @@ PackerOptions parse_packer_options(const yaml::Ctx& args) {
 Packer::Packer(fw::ClusterBackend& backend, fw::Reservations* reservations, PackerOptions options,
                fw::Profile* profile, uint64_t seed)
     : backend_(backend), opts_(std::move(options)), profile_(profile), seed_(seed),
-      executor_(backend, reservations) {}
+      executor_(backend, reservations) {
+  executor_.set_on_done([this](const fw::PlanReport& r) {
+    for (PlanRecord& h : history_)
+      if (h.name == r.name) {
+        h.status = r.status == fw::PlanStatus::kCompleted ? "completed" : "cancelled";
+        h.reason = r.reason;
+      }
+  });
+}
 
 Packer::~Packer() {
   if (started_) backend_.remove_listener(this);
@@ -131,6 +139,7 @@ void Packer::solve() {
   ++improved_;
   const Changes ch = describe_changes(sm, r.assignment);
   fw::Plan plan = build_plan(st, sm, r.assignment, "optpack-" + std::to_string(plans_ + 1));
+  history_.push_back({plan.name(), static_cast<double>(backend_.now_us()) / 1e6, ch.steps, "running", ""});
   plan.step_timeout_us(120'000'000);
   ++plans_;
   steps_ += static_cast<int64_t>(plan.steps().size());
@@ -153,6 +162,15 @@ void Packer::finish(Json* s) {
                          {"new_binds", binds_},
                          {"plans_completed", executor_.completed()},
                          {"plans_cancelled", executor_.cancelled()}};
+  Json plans = Json::array();
+  for (const PlanRecord& h : history_) {
+    Json steps = Json::array();
+    for (const PlanStep& st : h.steps)
+      steps.push_back(Json{{"action", st.action}, {"pod", st.pod}, {"node", st.node}});
+    plans.push_back(Json{{"plan", h.name}, {"at_s", h.at_s}, {"status", h.status},
+                         {"reason", h.reason}, {"steps", steps}});
+  }
+  (*s)["optpack"]["plan_history"] = plans;
 }
 
 namespace {

@@ -26,6 +26,7 @@
 #include "framework/plugin.h"
 #include "framework/profile.h"
 #include "policies/optpack/optimizer.h"
+#include "policies/optpack/plan.h"
 #include "policies/optpack/snapshot.h"
 
 namespace orrery::optpack {
@@ -79,6 +80,14 @@ class Packer : public fw::Planner {
   Time due_ = kForever, next_periodic_ = kForever, last_solve_ = -1;
   size_t next_on_demand_ = 0;
   bool started_ = false;
+  // Each plan submitted, for summary.json: when, its steps, how it ended.
+  struct PlanRecord {
+    std::string name;
+    double at_s = 0;
+    std::vector<PlanStep> steps;
+    std::string status = "running", reason;
+  };
+  std::vector<PlanRecord> history_;
   // Counters for summary.json.
   int solves_ = 0, plans_ = 0, improved_ = 0, proven_ = 0;
   int64_t steps_ = 0, moves_ = 0, evictions_ = 0, binds_ = 0;
