@@ -12,6 +12,7 @@
 //     Exit 0 when a plan or a proof was produced, 1 for input errors.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -42,6 +43,7 @@ struct SolveFlags {
   bool deterministic = false;
   uint64_t seed = 0;
   size_t max_pods = 0, max_nodes = 0;
+  std::vector<std::string> solvers = {"local-search", "bnb", "cbc"};
 };
 
 double parse_timeout(const std::string& text) {
@@ -109,6 +111,15 @@ int run_solve(const SolveFlags& f) {
   o.alpha = f.alpha;
   o.deterministic = f.deterministic;
   o.seed = f.seed;
+  auto uses = [&](const char* s) {
+    return std::find(f.solvers.begin(), f.solvers.end(), s) != f.solvers.end();
+  };
+  for (const std::string& s : f.solvers)
+    if (s != "local-search" && s != "bnb" && s != "cbc")
+      throw InputError("--solvers: unknown solver \"" + s + "\" (expected local-search, bnb, cbc)");
+  o.use_local_search = uses("local-search");
+  o.use_bnb = uses("bnb");
+  o.use_cbc = uses("cbc");
   optpack::OptimizeResult r = optpack::optimize(sm.model, o);
 
   std::string status;
@@ -189,6 +200,9 @@ void register_optpack(CLI::App& root, CommandTable& table) {
   app->add_option("--seed", f->seed, "Seed of the local search")->check(non_negative_integer());
   app->add_option("--max-pods", f->max_pods, "Refuse clusters with more movable pods (0: no limit)");
   app->add_option("--max-nodes", f->max_nodes, "Refuse clusters with more nodes (0: no limit)");
+  app->add_option("--solvers", f->solvers,
+                 "Parts of the portfolio to run (default local-search,bnb,cbc)")
+      ->delimiter(',');
   app->add_option("--out", f->out, "Where to write plan.json")->required();
   table.push_back({app, [f]() { return run_solve(*f); }});
 

@@ -134,7 +134,11 @@ PhaseOutcome solve_with_cbc(const PhaseProblem& pb, const Assignment& incumbent,
   model.addCutGenerator(&cover, -1, "KnapsackCover");
   model.addCutGenerator(&gomory, -1, "Gomory");
   if (deadline.deterministic()) {
+    // Node limits only (no clock), and a bounded root: its cut loop is not counted in nodes.
     model.setMaximumNodes(std::max(1, static_cast<int>(deadline.left() * kCbcNodesPerSecond)));
+    model.setMaximumCutPassesAtRoot(2);
+    model.setMaximumCutPasses(1);
+    model.setNumberStrong(2);
   } else {
     model.setUseElapsedTime(true);
     model.setMaximumSeconds(std::max(0.001, deadline.left()));

@@ -62,7 +62,7 @@ PhaseReport solve_phase(const PhaseProblem& pb, Assignment& a, double limit,
     proven = obviously_optimal(pb, a);
   }
   if (!proven && o.use_bnb && remaining() > 0) {
-    Deadline dl(o.use_cbc ? remaining() * 0.5 : remaining(), o.deterministic);
+    Deadline dl(o.use_cbc ? remaining() * 0.7 : remaining(), o.deterministic);
     PhaseOutcome out = branch_and_bound(pb, a, dl);
     if (out.cost < pb.cost(a)) a = out.best, r.solver = "branch-and-bound";
     if (out.optimal) proven = true, r.solver = "branch-and-bound";
