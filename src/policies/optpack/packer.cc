@@ -30,11 +30,13 @@ PackerOptions parse_packer_options(const yaml::Ctx& args) {
   const std::string mode = args.str_or("mode", "async");
   if (mode != "async" && mode != "sync") args.child("mode").fail("expected async or sync");
   o.sync = mode == "sync";
+  bool periodic = false;
   if (args.has("trigger")) {
     o.on_postfilter = false;
     for (const std::string& t : args.child("trigger").str_list()) {
       if (t == "postfilter") o.on_postfilter = true;
-      else if (t == "periodic" || t == "on-demand") continue;
+      else if (t == "periodic") periodic = true;
+      else if (t == "on-demand") continue;
       else args.child("trigger").fail("expected postfilter, periodic or on-demand, got \"" + t + "\"");
     }
   }
@@ -42,6 +44,8 @@ PackerOptions parse_packer_options(const yaml::Ctx& args) {
     o.period_us = parse_duration(args.child("period"));
     if (o.period_us <= 0) args.child("period").fail("must be positive");
   }
+  if (periodic && o.period_us == 0) args.child("trigger").fail("periodic needs a period");
+  if (!periodic && args.has("trigger")) o.period_us = 0;
   if (args.has("onDemandAt")) {
     const yaml::Ctx at = args.child("onDemandAt");
     at.expect_seq();
