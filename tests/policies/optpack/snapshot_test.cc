@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/k8s_objects.h"
+#include "framework/backend.h"
 #include "framework/config.h"
 #include "plugins/register.h"
 #include "policies/optpack/optimizer.h"
@@ -84,6 +85,59 @@ TEST(OptpackSnapshot, FigureOneFromYamlIsOneMoveAndAPlanInDependencyOrder) {
     EXPECT_NE(std::find(plan.steps()[i].after.begin(), plan.steps()[i].after.end(), 0u),
               plan.steps()[i].after.end());
   }
+}
+
+// The plan carried out on a static snapshot: the bare pod is deleted and re-created on its new
+// node, then the pending pod is bound; every node stays within its capacity.
+TEST(OptpackSnapshot, FigureOnePlanRunsOnASnapshotBackend) {
+  Built b = build(node_yaml("node-1", "4Gi") + node_yaml("node-2", "4Gi") +
+                  pod_yaml("pod-1", "2Gi", "node-1") + pod_yaml("pod-2", "2Gi", "node-2") +
+                  pod_yaml("pod-3", "3Gi", ""));
+  OptimizeOptions o;
+  o.deterministic = true;
+  const OptimizeResult r = optimize(b.sm.model, o);
+  fw::Plan plan = build_plan(b.state, b.sm, r.assignment);
+  fw::SnapshotBackend backend(std::move(b.state));
+  fw::PlanExecutor ex(backend);
+  backend.add_listener(&ex);
+  std::vector<fw::PlanReport> done;
+  ex.set_on_done([&](const fw::PlanReport& rep) { done.push_back(rep); });
+  ex.submit(std::move(plan));
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, fw::PlanStatus::kCompleted) << done[0].reason;
+  const ClusterState& st = backend.state();
+  int bound = 0;
+  for (PodId p : st.pods()) bound += st.pod_node(p) != kNoNode;
+  EXPECT_EQ(bound, 3);
+  for (NodeId n : st.nodes()) EXPECT_TRUE(st.requested_of(n).fits_in(st.allocatable_of(n)));
+  ASSERT_EQ(backend.deletions().size(), 1u);
+  EXPECT_NE(backend.deletions()[0].reason.find("optpack: moved to"), std::string::npos);
+}
+
+// A refused eviction (e.g. a PodDisruptionBudget's 429) contradicts the plan: the rest is
+// cancelled, nothing is bound over capacity, the pending pod stays pending for the queue.
+TEST(OptpackSnapshot, ARefusedEvictionCancelsThePlanAndLeavesThePendingPodToTheQueue) {
+  Built b = build(node_yaml("node-1", "4Gi") + node_yaml("node-2", "4Gi") +
+                  pod_yaml("pod-1", "2Gi", "node-1") + pod_yaml("pod-2", "2Gi", "node-2") +
+                  pod_yaml("pod-3", "3Gi", ""));
+  const OptimizeResult r = optimize(b.sm.model, OptimizeOptions{});
+  fw::Plan plan = build_plan(b.state, b.sm, r.assignment);
+  fw::SnapshotBackend backend(std::move(b.state));
+  fw::Refusals refuse;
+  refuse.remove = [](const ClusterState&, PodId) { return std::string("429: disruption budget"); };
+  backend.set_refusals(refuse);
+  fw::PlanExecutor ex(backend);
+  backend.add_listener(&ex);
+  std::vector<fw::PlanReport> done;
+  ex.set_on_done([&](const fw::PlanReport& rep) { done.push_back(rep); });
+  ex.submit(std::move(plan));
+  ASSERT_FALSE(done.empty());
+  EXPECT_EQ(done[0].status, fw::PlanStatus::kCancelled);
+  const ClusterState& st = backend.state();
+  const auto p3 = st.find_pod("default", "pod-3");
+  ASSERT_TRUE(p3.has_value());
+  EXPECT_EQ(st.pod_node(*p3), kNoNode);
+  for (NodeId n : st.nodes()) EXPECT_TRUE(st.requested_of(n).fits_in(st.allocatable_of(n)));
 }
 
 TEST(OptpackSnapshot, ProtectedPodsAreNeverInTheModelAndKeepTheirRoom) {
