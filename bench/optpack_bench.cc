@@ -49,7 +49,13 @@ void OneSecondBudget(benchmark::State& state) {
   state.counters["better_or_baseline_optimal_pct"] = total ? 100.0 * good / total : 0;
   state.counters["mean_solve_s"] = total ? solve / total : 0;
 }
-BENCHMARK(OneSecondBudget)->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(OneSecondBudget)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
+    ->Arg(32)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 
 // Solve time of one 8-node instance with a budget large enough to prove it (work units).
 void DeterministicSolve8Nodes(benchmark::State& state) {

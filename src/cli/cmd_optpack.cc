@@ -51,8 +51,7 @@ double parse_timeout(const std::string& text) {
   if (us <= 0)
     throw InputError("--timeout: must be positive (got \"" + text +
                      "\"); a 0 s budget cannot produce a plan or a proof");
-  if (us > 3600LL * 1000000)
-    throw InputError("--timeout: at most 1h (got \"" + text + "\")");
+  if (us > 3600LL * 1000000) throw InputError("--timeout: at most 1h (got \"" + text + "\")");
   return static_cast<double>(us) / 1e6;
 }
 
@@ -150,7 +149,8 @@ int run_solve(const SolveFlags& f) {
   print_rows(rows);
   std::vector<std::vector<std::string>> moves = {{"POD", "FROM", "TO"}};
   for (const auto& p : ch.placements)
-    if (!p.from.empty() && p.from != p.to) moves.push_back({p.pod, p.from, p.to.empty() ? "(evicted)" : p.to});
+    if (!p.from.empty() && p.from != p.to)
+      moves.push_back({p.pod, p.from, p.to.empty() ? "(evicted)" : p.to});
   if (moves.size() > 1) {
     std::printf("\n");
     print_rows(moves);
@@ -175,7 +175,8 @@ int run_solve(const SolveFlags& f) {
   };
   j["placements"] = ordered_json::array();
   for (const auto& p : ch.placements)
-    j["placements"].push_back({{"pod", p.pod}, {"from", node_or_null(p.from)}, {"to", node_or_null(p.to)}});
+    j["placements"].push_back(
+        {{"pod", p.pod}, {"from", node_or_null(p.from)}, {"to", node_or_null(p.to)}});
   j["steps"] = ordered_json::array();
   for (const auto& s : ch.steps)
     j["steps"].push_back({{"action", s.action}, {"pod", s.pod}, {"node", s.node}});
@@ -198,10 +199,11 @@ void register_optpack(CLI::App& root, CommandTable& table) {
   app->add_flag("--deterministic", f->deterministic,
                 "Measure the budget in work units, not wall time: same input, same plan");
   app->add_option("--seed", f->seed, "Seed of the local search")->check(non_negative_integer());
-  app->add_option("--max-pods", f->max_pods, "Refuse clusters with more movable pods (0: no limit)");
+  app->add_option("--max-pods", f->max_pods,
+                  "Refuse clusters with more movable pods (0: no limit)");
   app->add_option("--max-nodes", f->max_nodes, "Refuse clusters with more nodes (0: no limit)");
   app->add_option("--solvers", f->solvers,
-                 "Parts of the portfolio to run (default local-search,bnb,cbc)")
+                  "Parts of the portfolio to run (default local-search,bnb,cbc)")
       ->delimiter(',');
   app->add_option("--out", f->out, "Where to write plan.json")->required();
   table.push_back({app, [f]() { return run_solve(*f); }});
@@ -210,8 +212,7 @@ void register_optpack(CLI::App& root, CommandTable& table) {
   auto ro = std::make_shared<optpack::ReproOptions>();
   auto ts = std::make_shared<std::string>();
   CLI::App* rp = repro.add_subcommand(
-      "optpack",
-      "Priority-optimal packing (Christensen et al.): Figure 3 categories and Table 1");
+      "optpack", "Priority-optimal packing (Christensen et al.): Figure 3 categories and Table 1");
   rp->add_option("--out", ro->out_dir, "Output directory (report.html, summary.json, instances/)")
       ->required();
   rp->add_flag("--quick", ro->quick,
@@ -241,8 +242,8 @@ void register_optpack(CLI::App& root, CommandTable& table) {
                          if (done == total) std::fprintf(stderr, "\n");
                        };
                      const optpack::ReproResult r = optpack::run_repro(o);
-                     std::printf("wrote %s (%zu instances, %.1f s)\n", r.html.c_str(),
-                                 r.instances, r.wall_s);
+                     std::printf("wrote %s (%zu instances, %.1f s)\n", r.html.c_str(), r.instances,
+                                 r.wall_s);
                      return 0;
                    }});
 }

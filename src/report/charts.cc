@@ -364,9 +364,8 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
   svg.close_group();
   detail::begin_plot(svg, spec, lay);
   const double inner = gw * 0.8;
-  const double bw = chart.stacked
-                        ? inner
-                        : inner / static_cast<double>(std::max<size_t>(1, chart.series.size()));
+  const double bw =
+      chart.stacked ? inner : inner / static_cast<double>(std::max<size_t>(1, chart.series.size()));
   std::vector<double> base(chart.groups.size(), 0.0);  // stacked: top of the bars so far
   bool any = false;
   for (size_t si = 0; si < chart.series.size(); ++si) {
@@ -382,8 +381,9 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
         const double x0 = lay.left + static_cast<double>(g) * gw + (gw - inner) / 2;
         const double y0 = ys(base[g]), y1 = ys(base[g] + v);
         base[g] += v;
-        svg.rect(x0 + bw * 0.05, std::min(y0, y1), bw * 0.9, std::fabs(y1 - y0), color,
-                 chart.groups[g] + " \u2014 " + s.name + ": " + with_error(v, NAN, NAN, chart.y.format));
+        svg.rect(
+            x0 + bw * 0.05, std::min(y0, y1), bw * 0.9, std::fabs(y1 - y0), color,
+            chart.groups[g] + " \u2014 " + s.name + ": " + with_error(v, NAN, NAN, chart.y.format));
         continue;
       }
       const double x0 =

@@ -28,13 +28,13 @@ std::string write(const std::string& name, const std::string& text) {
   return path;
 }
 
-const char* kNode = "- {apiVersion: v1, kind: Node, metadata: {name: n1}, "
-                    "status: {allocatable: {cpu: \"2\", memory: 4Gi}}}\n";
+const char* kNode =
+    "- {apiVersion: v1, kind: Node, metadata: {name: n1}, "
+    "status: {allocatable: {cpu: \"2\", memory: 4Gi}}}\n";
 
 std::string pod(const std::string& name, const std::string& mem, const std::string& extra = "") {
-  return "- {apiVersion: v1, kind: Pod, metadata: {name: " + name +
-         "}, spec: {" + extra + "containers: [{name: c, resources: {requests: {memory: " + mem +
-         "}}}]}}\n";
+  return "- {apiVersion: v1, kind: Pod, metadata: {name: " + name + "}, spec: {" + extra +
+         "containers: [{name: c, resources: {requests: {memory: " + mem + "}}}]}}\n";
 }
 
 TEST(OptpackCli, FigureOneWritesTheContractedPlan) {
@@ -46,15 +46,16 @@ TEST(OptpackCli, FigureOneWritesTheContractedPlan) {
   const auto j = nlohmann::ordered_json::parse(orrery::read_text_file(out));
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"status", "solve_time_s", "tiers", "placements", "steps"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"status", "solve_time_s", "tiers", "placements", "steps"}));
   EXPECT_EQ(j["status"], "improved");
   ASSERT_EQ(j["tiers"].size(), 1u);
   const auto& t = j["tiers"][0];
   std::vector<std::string> tkeys;
   for (auto it = t.begin(); it != t.end(); ++it) tkeys.push_back(it.key());
-  EXPECT_EQ(tkeys, (std::vector<std::string>{"priority", "pods", "placed_before", "placed_after",
-                                             "placement_status", "disruption",
-                                             "disruption_status"}));
+  EXPECT_EQ(tkeys,
+            (std::vector<std::string>{"priority", "pods", "placed_before", "placed_after",
+                                      "placement_status", "disruption", "disruption_status"}));
   EXPECT_EQ(t["placed_before"], 2);
   EXPECT_EQ(t["placed_after"], 3);
   EXPECT_EQ(t["disruption"], 1);
@@ -69,12 +70,13 @@ TEST(OptpackCli, FigureOneWritesTheContractedPlan) {
 
 TEST(OptpackCli, DeterministicRunsGiveTheSamePlan) {
   // A generated 8-node instance after the baseline.
-  const auto b = orrery::optpack::run_baseline(
-      orrery::optpack::generate_instance_yaml({8, 8, 2, 105}, 3));
+  const auto b =
+      orrery::optpack::run_baseline(orrery::optpack::generate_instance_yaml({8, 8, 2, 105}, 3));
   ASSERT_GT(b.pending, 0);
   const std::string snap = write("inst.yaml", b.snapshot_yaml);
   auto plan = [&](const std::string& name) {
-    Result r = run("solve --cluster " + snap + " --deterministic --timeout 0.2s --out " + tmp_file(name));
+    Result r =
+        run("solve --cluster " + snap + " --deterministic --timeout 0.2s --out " + tmp_file(name));
     EXPECT_EQ(r.code, 0) << r.output;
     auto j = nlohmann::json::parse(orrery::read_text_file(tmp_file(name)));
     j.erase("solve_time_s");
@@ -87,7 +89,8 @@ TEST(OptpackCli, DeterministicRunsGiveTheSamePlan) {
 
 TEST(OptpackCli, BadInputIsAClearErrorOrSkippedWithAReason) {
   const std::string head = "apiVersion: v1\nkind: List\nitems:\n";
-  Result r = run("solve --cluster " + kData + "figure1.yaml --timeout 0s --out " + tmp_file("z.json"));
+  Result r =
+      run("solve --cluster " + kData + "figure1.yaml --timeout 0s --out " + tmp_file("z.json"));
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("--timeout: must be positive"), std::string::npos) << r.output;
   r = run("solve --cluster " + write("neg.yaml", head + kNode + pod("p", "\"-1Gi\"")) + " --out " +
@@ -118,7 +121,8 @@ TEST(OptpackCli, BadInputIsAClearErrorOrSkippedWithAReason) {
   r = run("solve --cluster " + write("zero.yaml", zero) + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("node empty has no cpu or memory capacity"), std::string::npos);
-  EXPECT_NE(r.output.find("default/huge not considered: larger than every node"), std::string::npos);
+  EXPECT_NE(r.output.find("default/huge not considered: larger than every node"),
+            std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(orrery::read_text_file(out))["status"], "baseline-optimal");
   // Absurd solve sizes fail fast.
   r = run("solve --cluster " + kData + "figure1.yaml --max-nodes 1 --out " + tmp_file("z.json"));

@@ -106,7 +106,8 @@ TEST(Charts, StackedBarChartStacksSeriesInOneBarPerGroup) {
   b.y = Axis{"instances (%)"};
   b.stacked = true;
   b.groups = {"4", "8"};
-  b.series = {{"Better", {60, 30}, {}, {}}, {"Baseline-Optimal", {40, 50}, {}, {}},
+  b.series = {{"Better", {60, 30}, {}, {}},
+              {"Baseline-Optimal", {40, 50}, {}, {}},
               {"Failures", {0, 20}, {}, {}}};
   const std::string svg = render_svg(b, "stack");
   auto xml = check_xml(svg);

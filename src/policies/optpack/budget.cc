@@ -30,7 +30,9 @@ double Deadline::used() const {
                         : wall_seconds();
 }
 
-double Deadline::left() const { return std::max(0.0, limit_ - used()); }
+double Deadline::left() const {
+  return std::max(0.0, limit_ - used());
+}
 
 TimeBudget::TimeBudget(double total_seconds, double alpha, int tiers)
     : share_(std::max(0.0, total_seconds) * std::clamp(alpha, 0.0, 1.0) /
@@ -41,6 +43,8 @@ double TimeBudget::next_phase() {
   return granted_;
 }
 
-void TimeBudget::used(double seconds) { unused_ = std::max(0.0, granted_ - seconds); }
+void TimeBudget::used(double seconds) {
+  unused_ = std::max(0.0, granted_ - seconds);
+}
 
 }  // namespace orrery::optpack

@@ -56,8 +56,7 @@ Mip build(const PhaseProblem& pb) {
           idx.push_back(v);
           val.push_back(static_cast<double>(m.request(mip.vars[v].pod)[d]));
         }
-      if (!idx.empty())
-        mip.add_row(idx, val, -COIN_DBL_MAX, static_cast<double>(m.capacity(j)[d]));
+      if (!idx.empty()) mip.add_row(idx, val, -COIN_DBL_MAX, static_cast<double>(m.capacity(j)[d]));
     }
   // Per tier: the placed-count and disruption metrics as coefficient vectors.
   auto count_row = [&](int t, std::vector<int>& idx, std::vector<double>& val) {

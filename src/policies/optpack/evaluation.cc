@@ -47,8 +47,10 @@ std::string pod_yaml(const GenPod& p, int index, const std::string& node) {
   std::string y = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + p.name +
                   "\n  namespace: default\n  creationTimestamp: \"2025-01-01T" +
                   two_digits(index / 3600) + ":" + two_digits(index / 60 % 60) + ":" +
-                  two_digits(index % 60) + "Z\"\n  ownerReferences:\n  - apiVersion: apps/v1\n"
-                  "    kind: ReplicaSet\n    name: " + p.owner + "\n    uid: " + p.owner +
+                  two_digits(index % 60) +
+                  "Z\"\n  ownerReferences:\n  - apiVersion: apps/v1\n"
+                  "    kind: ReplicaSet\n    name: " +
+                  p.owner + "\n    uid: " + p.owner +
                   "\nspec:\n  priority: " + std::to_string(p.priority) + "\n";
   if (!node.empty()) y += "  nodeName: " + node + "\n";
   y += "  containers:\n  - name: app\n    resources:\n      requests:\n        cpu: " +
@@ -107,7 +109,8 @@ BaselineRun run_baseline(const std::string& instance_yaml) {
   size_t at = first_pod;
   while (at != std::string::npos) {
     const size_t next = instance_yaml.find(marker, at + marker.size());
-    std::string doc = instance_yaml.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    std::string doc =
+        instance_yaml.substr(at, next == std::string::npos ? std::string::npos : next - at);
     const size_t name_at = doc.find("  name: ") + 8;
     const std::string name = doc.substr(name_at, doc.find('\n', name_at) - name_at);
     const auto id = st.find_pod("default", name);
@@ -140,7 +143,7 @@ InstanceOutcome evaluate_snapshot(const std::string& snapshot_yaml, const Optimi
   out.solve_s = r.seconds;
   const bool better = r.improves_on_current();
   const bool proven = r.placement_proven();
-  out.category = better ? (proven ? Category::kBetterOptimal : Category::kBetter)
+  out.category = better   ? (proven ? Category::kBetterOptimal : Category::kBetter)
                  : proven ? Category::kBaselineOptimal
                           : Category::kFailure;
   const Assignment& after = better ? r.assignment : m.where;

@@ -13,7 +13,8 @@ namespace {
 std::vector<double> relative_sizes(const Model& m) {
   std::vector<double> avg(m.dims, 0);
   for (int j = 0; j < m.nodes(); ++j)
-    for (int d = 0; d < m.dims; ++d) avg[d] += static_cast<double>(std::max<int64_t>(0, m.capacity(j)[d]));
+    for (int d = 0; d < m.dims; ++d)
+      avg[d] += static_cast<double>(std::max<int64_t>(0, m.capacity(j)[d]));
   std::vector<double> s(m.pods(), 0);
   for (int p = 0; p < m.pods(); ++p)
     for (int d = 0; d < m.dims; ++d)
@@ -87,7 +88,8 @@ class Search {
     for (int j = 0; j < m_.nodes(); ++j) {
       if (j == not_on || j == from || !k_.fits(q, j)) continue;
       k_.move(q, j);
-      if (k_.fixings_hold() && (pb_.phase == Phase::kPlace || k_.disruption_upto(pb_.tier) <= before))
+      if (k_.fixings_hold() &&
+          (pb_.phase == Phase::kPlace || k_.disruption_upto(pb_.tier) <= before))
         return j;
       k_.move(q, from);
     }
@@ -188,10 +190,16 @@ class Search {
   bool try_home(int p, int home) {
     const int at = k_.node_of(p);
     auto go_home = [&] {
-      if (at == kUnplaced) k_.place(p, home); else k_.move(p, home);
+      if (at == kUnplaced)
+        k_.place(p, home);
+      else
+        k_.move(p, home);
     };
     auto undo = [&] {
-      if (at == kUnplaced) k_.unplace(p); else k_.move(p, at);
+      if (at == kUnplaced)
+        k_.unplace(p);
+      else
+        k_.move(p, at);
     };
     if (!m_.can_host(p, home)) return false;
     if (k_.fits(p, home)) {

@@ -101,6 +101,8 @@ bool respects_capacity(const Model& m, const Assignment& a, std::string* why) {
   return true;
 }
 
-Assignment current_assignment(const Model& m) { return m.where; }
+Assignment current_assignment(const Model& m) {
+  return m.where;
+}
 
 }  // namespace orrery::optpack

@@ -54,9 +54,10 @@ struct Model {
 int placed_in_tier(const Model& m, const Assignment& a, int t);
 int placed_upto(const Model& m, const Assignment& a, int t);
 int disruption_upto(const Model& m, const Assignment& a, int t);
-// Disruption of tier t, as a cost (phase 2 minimises it over tiers 0..t): for each running pod of tier t, 0 when it stays, 1 when it
-// moves to another node, 2 when it is left unplaced (evicted). The paper maximises
-// Σ (Σ_j x_ij + 2 x_i,where) = 3·stay + 1·move; minimising 2 − that/… is the same order per pod.
+// Disruption of tier t, as a cost (phase 2 minimises it over tiers 0..t): for each running pod of
+// tier t, 0 when it stays, 1 when it moves to another node, 2 when it is left unplaced (evicted).
+// The paper maximises Σ (Σ_j x_ij + 2 x_i,where) = 3·stay + 1·move; minimising 2 − that/… is the
+// same order per pod.
 int disruption_in_tier(const Model& m, const Assignment& a, int t);
 int disruption_of(const Model& m, const Assignment& a, int pod);
 

@@ -77,9 +77,9 @@ PhaseReport solve_phase(const PhaseProblem& pb, Assignment& a, double limit,
   }
   r.value = pb.phase == Phase::kPlace ? placed_upto(*pb.m, a, pb.tier)
                                       : disruption_upto(*pb.m, a, pb.tier);
-  r.status = proven                        ? SolveStatus::kOptimal
-             : pb.cost(a) < start_cost     ? SolveStatus::kFeasible
-                                           : SolveStatus::kTimeout;
+  r.status = proven                    ? SolveStatus::kOptimal
+             : pb.cost(a) < start_cost ? SolveStatus::kFeasible
+                                       : SolveStatus::kTimeout;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *used = spent;
   return r;

@@ -21,10 +21,10 @@ std::string_view to_string(SolveStatus s);
 
 struct PhaseReport {
   SolveStatus status = SolveStatus::kTimeout;
-  int value = 0;         // the phase's metric: placed pods / disruption of tiers 0..t
-  double seconds = 0;    // wall-clock time of the call
-  double budget = 0;     // what get_timeout() granted (seconds, or notional in deterministic mode)
-  std::string solver;    // which part of the portfolio gave the answer or the proof
+  int value = 0;       // the phase's metric: placed pods / disruption of tiers 0..t
+  double seconds = 0;  // wall-clock time of the call
+  double budget = 0;   // what get_timeout() granted (seconds, or notional in deterministic mode)
+  std::string solver;  // which part of the portfolio gave the answer or the proof
 };
 
 struct TierReport {

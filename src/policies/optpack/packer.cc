@@ -13,13 +13,14 @@ PackerOptions parse_packer_options(const yaml::Ctx& args) {
   PackerOptions o;
   if (!args.defined()) return o;
   args.expect_map();
-  static const std::vector<std::string> known = {"timeout", "alpha",     "mode",     "trigger",
-                                                 "period",  "onDemandAt", "maxPods", "maxNodes",
-                                                 "deterministic", "minInterval"};
+  static const std::vector<std::string> known = {
+      "timeout",    "alpha",   "mode",     "trigger",       "period",
+      "onDemandAt", "maxPods", "maxNodes", "deterministic", "minInterval"};
   for (const std::string& k : args.keys())
     if (std::find(known.begin(), known.end(), k) == known.end())
-      args.child(k).fail("unknown field (expected timeout, alpha, mode, trigger, period, "
-                         "onDemandAt, maxPods, maxNodes, deterministic, minInterval)");
+      args.child(k).fail(
+          "unknown field (expected timeout, alpha, mode, trigger, period, "
+          "onDemandAt, maxPods, maxNodes, deterministic, minInterval)");
   if (args.has("timeout")) {
     const Time t = parse_duration(args.child("timeout"));
     if (t <= 0) args.child("timeout").fail("must be positive (a 0 s budget gives no plan)");
@@ -34,10 +35,14 @@ PackerOptions parse_packer_options(const yaml::Ctx& args) {
   if (args.has("trigger")) {
     o.on_postfilter = false;
     for (const std::string& t : args.child("trigger").str_list()) {
-      if (t == "postfilter") o.on_postfilter = true;
-      else if (t == "periodic") periodic = true;
-      else if (t == "on-demand") continue;
-      else args.child("trigger").fail("expected postfilter, periodic or on-demand, got \"" + t + "\"");
+      if (t == "postfilter")
+        o.on_postfilter = true;
+      else if (t == "periodic")
+        periodic = true;
+      else if (t == "on-demand")
+        continue;
+      else
+        args.child("trigger").fail("expected postfilter, periodic or on-demand, got \"" + t + "\"");
     }
   }
   if (args.has("period")) {
@@ -64,7 +69,10 @@ PackerOptions parse_packer_options(const yaml::Ctx& args) {
 
 Packer::Packer(fw::ClusterBackend& backend, fw::Reservations* reservations, PackerOptions options,
                fw::Profile* profile, uint64_t seed)
-    : backend_(backend), opts_(std::move(options)), profile_(profile), seed_(seed),
+    : backend_(backend),
+      opts_(std::move(options)),
+      profile_(profile),
+      seed_(seed),
       executor_(backend, reservations) {
   executor_.set_on_done([this](const fw::PlanReport& r) {
     for (PlanRecord& h : history_)
@@ -101,7 +109,9 @@ Time Packer::next_wakeup_us() const {
   return t;
 }
 
-void Packer::on_event(const fw::ClusterEvent& e) { executor_.handle(e); }
+void Packer::on_event(const fw::ClusterEvent& e) {
+  executor_.handle(e);
+}
 
 void Packer::tick() {
   const Time now = backend_.now_us();
@@ -143,7 +153,8 @@ void Packer::solve() {
   ++improved_;
   const Changes ch = describe_changes(sm, r.assignment);
   fw::Plan plan = build_plan(st, sm, r.assignment, "optpack-" + std::to_string(plans_ + 1));
-  history_.push_back({plan.name(), static_cast<double>(backend_.now_us()) / 1e6, ch.steps, "running", ""});
+  history_.push_back(
+      {plan.name(), static_cast<double>(backend_.now_us()) / 1e6, ch.steps, "running", ""});
   plan.step_timeout_us(120'000'000);
   ++plans_;
   steps_ += static_cast<int64_t>(plan.steps().size());
@@ -153,7 +164,9 @@ void Packer::solve() {
   executor_.submit(std::move(plan));
 }
 
-void Packer::report(fw::PolicyStats& stats) { (void)stats; }
+void Packer::report(fw::PolicyStats& stats) {
+  (void)stats;
+}
 
 void Packer::finish(Json* s) {
   (*s)["optpack"] = Json{{"solves", solves_},
@@ -171,8 +184,11 @@ void Packer::finish(Json* s) {
     Json steps = Json::array();
     for (const PlanStep& st : h.steps)
       steps.push_back(Json{{"action", st.action}, {"pod", st.pod}, {"node", st.node}});
-    plans.push_back(Json{{"plan", h.name}, {"at_s", h.at_s}, {"status", h.status},
-                         {"reason", h.reason}, {"steps", steps}});
+    plans.push_back(Json{{"plan", h.name},
+                         {"at_s", h.at_s},
+                         {"status", h.status},
+                         {"reason", h.reason},
+                         {"steps", steps}});
   }
   (*s)["optpack"]["plan_history"] = plans;
 }
@@ -191,7 +207,8 @@ class PackingPlugin : public fw::Plugin {
     Packer* p = link_->packer;
     if (p && p->options().sync && p->plan_running() &&
         !p->in_plan(cycle.state.pod_serial(cycle.pod_id)))
-      return fw::Status::unschedulable(kPluginName, "waiting for the priority-optimal packing plan");
+      return fw::Status::unschedulable(kPluginName,
+                                       "waiting for the priority-optimal packing plan");
     return fw::Status::ok();
   }
 
@@ -201,7 +218,8 @@ class PackingPlugin : public fw::Plugin {
     (void)rejections;
     fw::PostFilterResult r;
     r.status = fw::Status::unschedulable(kPluginName, "priority-optimal packing requested");
-    if (link_->packer && link_->packer->options().on_postfilter) link_->packer->request(cycle.now_us);
+    if (link_->packer && link_->packer->options().on_postfilter)
+      link_->packer->request(cycle.now_us);
     return r;
   }
 

@@ -41,7 +41,7 @@ struct PackerOptions {
   Time period_us = 0;  // 0: not periodic
   std::vector<Time> on_demand_at;
   size_t max_pods = 0, max_nodes = 0;
-  bool deterministic = true;   // in a simulation, the budget in work units (reproducible)
+  bool deterministic = true;          // in a simulation, the budget in work units (reproducible)
   Time min_interval_us = 10'000'000;  // between two solves triggered by PostFilter
 };
 

@@ -11,8 +11,12 @@ namespace orrery::optpack {
 class Packing {
  public:
   Packing(const PhaseProblem& pb, const Assignment& a)
-      : pb_(pb), m_(*pb.m), a_(a.size(), kUnplaced), load_(m_.cap.size(), 0),
-        placed_(m_.tiers(), 0), disr_(m_.tiers(), 0) {
+      : pb_(pb),
+        m_(*pb.m),
+        a_(a.size(), kUnplaced),
+        load_(m_.cap.size(), 0),
+        placed_(m_.tiers(), 0),
+        disr_(m_.tiers(), 0) {
     for (int p = 0; p < m_.pods(); ++p)
       if (m_.where[p] != kUnplaced && pb_.in_scope(p)) disr_[m_.tier[p]] += 2;
     for (int p = 0; p < m_.pods(); ++p)

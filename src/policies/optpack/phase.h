@@ -13,8 +13,9 @@ namespace orrery::optpack {
 enum class Phase : uint8_t { kPlace, kDisrupt };
 
 // What earlier calls fixed, per tier (-1: nothing), over the pods of that tier and every more
-// important one, as the paper's metrics are (Σ over p.priority <= pr). The paper writes "= v" after an OPTIMAL call
-// and ">= v" / "<= v" after a FEASIBLE one; since an OPTIMAL v is the best possible, ">= v" and
+// important one, as the paper's metrics are (Σ over p.priority <= pr). The paper writes "= v" after
+// an OPTIMAL call and ">= v" / "<= v" after a FEASIBLE one; since an OPTIMAL v is the best
+// possible, ">= v" and
 // "<= v" say the same there, so one-sided bounds suffice.
 struct Fixings {
   std::vector<int> min_placed;      // tier t → placed pods of tiers 0..t >= value

@@ -6,12 +6,16 @@ Changes describe_changes(const SnapshotModel& sm, const Assignment& a) {
   const Model& m = sm.model;
   Changes c;
   auto node = [&](int j) { return j == kUnplaced ? std::string() : m.node_names[j]; };
-  for (int p = 0; p < m.pods(); ++p) c.placements.push_back({m.pod_names[p], node(m.where[p]), node(a[p])});
+  for (int p = 0; p < m.pods(); ++p)
+    c.placements.push_back({m.pod_names[p], node(m.where[p]), node(a[p])});
   // Evictions first, then re-creations, then binds.
   for (int p = 0; p < m.pods(); ++p)
     if (m.where[p] != kUnplaced && a[p] != m.where[p]) {
       c.steps.push_back({"evict", m.pod_names[p], node(m.where[p])});
-      if (a[p] == kUnplaced) ++c.evictions; else ++c.moves;
+      if (a[p] == kUnplaced)
+        ++c.evictions;
+      else
+        ++c.moves;
     }
   for (int p = 0; p < m.pods(); ++p)
     if (m.where[p] != kUnplaced && a[p] != kUnplaced && a[p] != m.where[p])
@@ -33,9 +37,9 @@ fw::Plan build_plan(const ClusterState& st, const SnapshotModel& sm, const Assig
   for (int p = 0; p < m.pods(); ++p) {
     if (m.where[p] == kUnplaced || a[p] == m.where[p]) continue;
     const PodId id = sm.pod_ids[p];
-    plan.remove(fw::PodRef::of(st, id),
-                a[p] == kUnplaced ? "optpack: evicted for higher-priority pods"
-                                  : "optpack: moved to " + m.node_names[a[p]]);
+    plan.remove(fw::PodRef::of(st, id), a[p] == kUnplaced
+                                            ? "optpack: evicted for higher-priority pods"
+                                            : "optpack: moved to " + m.node_names[a[p]]);
     plan.depends_on({});
     evictions.push_back(plan.last());
     evicted.push_back({p, plan.last()});

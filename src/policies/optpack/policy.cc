@@ -30,7 +30,8 @@ class OptpackPolicy : public fw::Component {
   OptpackPolicy(std::unique_ptr<fw::Component> scheduler,
                 std::vector<std::unique_ptr<fw::Profile>> feasibility,
                 std::unique_ptr<fw::PlannerComponent> packer)
-      : scheduler_(std::move(scheduler)), feasibility_(std::move(feasibility)),
+      : scheduler_(std::move(scheduler)),
+        feasibility_(std::move(feasibility)),
         packer_(std::move(packer)) {}
   void start() override {
     scheduler_->start();
@@ -66,8 +67,9 @@ void register_policies(fw::PolicyRegistry& registry) {
             [] { return fw::parse_scheduler_config(kConfig, "<kube-optpack>"); });
         std::unique_ptr<fw::Component> driver = scheduler(ctx);
         if (!link->configured)
-          ctx.stats.warn("kube-optpack: the configuration does not enable PriorityOptimalPacking; "
-                         "the packer runs only on its periodic / on-demand triggers");
+          ctx.stats.warn(
+              "kube-optpack: the configuration does not enable PriorityOptimalPacking; "
+              "the packer runs only on its periodic / on-demand triggers");
         // Feasibility for the model: the kube-default filters (the profile's own are the same
         // plugins; a separate instance keeps the packer from touching the scheduler's state).
         auto feasibility = plugins::default_profiles(true);

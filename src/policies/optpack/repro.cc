@@ -62,12 +62,12 @@ struct Cell {
 ReproResult run_repro(const ReproOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   namespace fs = std::filesystem;
-  const std::vector<int> node_counts = o.quick ? std::vector<int>{4, 8, 16, 32}
-                                               : std::vector<int>{4, 8, 16, 32};
+  const std::vector<int> node_counts =
+      o.quick ? std::vector<int>{4, 8, 16, 32} : std::vector<int>{4, 8, 16, 32};
   const std::vector<int> ppns = {4, 8};
   const std::vector<int> tiers = {1, 2, 4};
-  const std::vector<int> usages = o.quick ? std::vector<int>{95, 105}
-                                          : std::vector<int>{90, 95, 100, 105};
+  const std::vector<int> usages =
+      o.quick ? std::vector<int>{95, 105} : std::vector<int>{90, 95, 100, 105};
   const int per_config = o.instances > 0 ? o.instances : (o.quick ? 4 : 100);
   std::vector<InstanceConfig> configs;
   for (int n : node_counts)
@@ -81,8 +81,9 @@ ReproResult run_repro(const ReproOptions& o) {
 
   // Instances (the baseline runs) in parallel, one task per configuration.
   std::vector<int> tried(configs.size(), 0);
-  const std::vector<std::vector<Found>> found = run_sweep(
-      configs.size(), o.jobs, [&](size_t i) { return find_instances(configs[i], per_config, &tried[i]); });
+  const std::vector<std::vector<Found>> found = run_sweep(configs.size(), o.jobs, [&](size_t i) {
+    return find_instances(configs[i], per_config, &tried[i]);
+  });
   std::vector<Found> all;
   for (const auto& f : found) all.insert(all.end(), f.begin(), f.end());
   for (const Found& f : all)
@@ -135,9 +136,12 @@ ReproResult run_repro(const ReproOptions& o) {
     for (double t : o.timeouts) {
       const InstanceConfig& c = configs[i];
       auto it = by_config.find({c.nodes, c.pods_per_node, c.tiers, c.usage_pct, t});
-      ordered_json e{{"nodes", c.nodes},           {"pods_per_node", c.pods_per_node},
-                     {"tiers", c.tiers},           {"usage", c.usage_pct},
-                     {"timeout_s", t},             {"seeds_tried", tried[i]},
+      ordered_json e{{"nodes", c.nodes},
+                     {"pods_per_node", c.pods_per_node},
+                     {"tiers", c.tiers},
+                     {"usage", c.usage_pct},
+                     {"timeout_s", t},
+                     {"seeds_tried", tried[i]},
                      {"instances", it == by_config.end() ? 0 : it->second.n}};
       ordered_json shares = ordered_json::object();
       for (int k = 0; k < kCategories; ++k) {
@@ -163,7 +167,9 @@ ReproResult run_repro(const ReproOptions& o) {
           total += cell.n;
         }
       summary["better_or_baseline_optimal_pct"].push_back(
-          {{"nodes", n}, {"timeout_s", t}, {"instances", total},
+          {{"nodes", n},
+           {"timeout_s", t},
+           {"instances", total},
            {"pct", total ? 100.0 * good / total : 0.0}});
     }
   write_file_atomic((fs::path(o.out_dir) / "summary.json").string(), summary.dump(2) + "\n");
@@ -172,7 +178,8 @@ ReproResult run_repro(const ReproOptions& o) {
   doc.section("Setup").paragraph(
       "Instances as the paper's generator (identical nodes, ReplicaSets of 1-4 replicas, cpu and "
       "memory uniform in [100, 1000] millicores / MiB, node capacity = demand / (nodes x usage)); "
-      "the first " + std::to_string(per_config) +
+      "the first " +
+      std::to_string(per_config) +
       " seeds per configuration where the deterministic kube-default baseline (lexicographic "
       "tie-break, one pod at a time, preemption off) leaves pods pending. Solved in process on "
       "one core by orrery's portfolio (local search, branch-and-bound, CBC).");
@@ -184,21 +191,25 @@ ReproResult run_repro(const ReproOptions& o) {
       ch.x_label = "nodes / timeout";
       ch.y.label = "instances (%)";
       ch.stacked = true;
-      for (int k = 0; k < kCategories; ++k) ch.series.push_back({std::string(to_string(static_cast<Category>(k))), {}, {}, {}});
+      for (int k = 0; k < kCategories; ++k)
+        ch.series.push_back({std::string(to_string(static_cast<Category>(k))), {}, {}, {}});
       for (int n : node_counts)
         for (double to : o.timeouts) {
           ch.groups.push_back(std::to_string(n) + " / " + seconds_label(to));
           auto it = fig3.find({n, ppn, t, to});
           for (int k = 0; k < kCategories; ++k)
-            ch.series[k].value.push_back(it == fig3.end() ? NAN : it->second.share(static_cast<Category>(k)));
+            ch.series[k].value.push_back(
+                it == fig3.end() ? NAN : it->second.share(static_cast<Category>(k)));
         }
       doc.chart(ch);
     }
-  doc.section("Table 1: solver duration and utilisation gain (4 tiers, timeout " + seconds_label(tmax) + ")");
+  doc.section("Table 1: solver duration and utilisation gain (4 tiers, timeout " +
+              seconds_label(tmax) + ")");
   report::Table tab;
   tab.columns = {"usage", "metric"};
   for (int ppn : ppns)
-    for (int n : node_counts) tab.columns.push_back("ppn " + std::to_string(ppn) + ", " + std::to_string(n) + " nodes");
+    for (int n : node_counts)
+      tab.columns.push_back("ppn " + std::to_string(ppn) + ", " + std::to_string(n) + " nodes");
   for (int u : usages) {
     const char* names[3] = {"solver duration (s)", "Δ cpu util (%)", "Δ mem util (%)"};
     for (int metric = 0; metric < 3; ++metric) {

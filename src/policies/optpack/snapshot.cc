@@ -48,7 +48,8 @@ std::vector<NodeId> feasible_nodes(const ClusterState& st, fw::Profile& prof, Po
       } else {
         std::vector<NodeId> keep;
         for (NodeId n : *only)
-          if (std::find(narrowed->begin(), narrowed->end(), n) != narrowed->end()) keep.push_back(n);
+          if (std::find(narrowed->begin(), narrowed->end(), n) != narrowed->end())
+            keep.push_back(n);
         only = std::move(keep);
       }
     }
@@ -99,17 +100,22 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
   // Classify the pods.
   std::vector<PodId> movable;
   std::vector<PodId> fixed;  // their requests stay on their node
-  auto skip = [&](PodId p, std::string why) { out.skipped.push_back({st.pod(p).key(), std::move(why)}); };
+  auto skip = [&](PodId p, std::string why) {
+    out.skipped.push_back({st.pod(p).key(), std::move(why)});
+  };
   for (PodId p : st.pods()) {
     const Pod& pod = st.pod(p);
     if (is_terminal(pod.phase)) continue;
     const bool bound = st.pod_node(p) != kNoNode;
     std::string why;
-    if (pod.terminating) why = "terminating";
-    else if (!bound && !pod.scheduling_gates.empty()) why = "has scheduling gates";
+    if (pod.terminating)
+      why = "terminating";
+    else if (!bound && !pod.scheduling_gates.empty())
+      why = "has scheduling gates";
     else if (pod.spec->scheduler_name != intern(profile.scheduler_name))
       why = "schedulerName is not " + profile.scheduler_name;
-    else if (std::string r = protection_reason(st, p); !r.empty()) why = "protected: " + r;
+    else if (std::string r = protection_reason(st, p); !r.empty())
+      why = "protected: " + r;
     else if (pod.spec->has_pod_affinity_terms() || !pod.spec->topology_spread.empty())
       why = "inter-pod affinity / topology spread constraints are not modelled";
     if (!why.empty()) {
@@ -138,7 +144,8 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
   }
   for (PodId p : fixed) {
     const int j = node_index[st.pod_node(p)];
-    for (size_t d = 0; d < dims.size(); ++d) m.cap[j * dims.size() + d] -= st.pod(p).spec->request[dims[d]];
+    for (size_t d = 0; d < dims.size(); ++d)
+      m.cap[j * dims.size() + d] -= st.pod(p).spec->request[dims[d]];
   }
   // Pods: drop pending ones no node could ever hold.
   std::vector<std::vector<uint8_t>> rows;
@@ -153,7 +160,8 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
     for (size_t j = 0; j < out.node_ids.size() && !fits_some; ++j) {
       if (!row[j]) continue;
       bool ok = true;
-      for (ResourceId r : dims) ok = ok && pod.spec->request[r] <= st.allocatable(r)[out.node_ids[j]];
+      for (ResourceId r : dims)
+        ok = ok && pod.spec->request[r] <= st.allocatable(r)[out.node_ids[j]];
       fits_some = ok;
     }
     if (!fits_some) {
@@ -173,9 +181,9 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
     const Pod& pod = st.pod(p);
     m.pod_names.push_back(pod.key());
     for (ResourceId r : dims) m.req.push_back(pod.spec->request[r]);
-    m.tier.push_back(static_cast<int>(
-        std::distance(m.tier_priority.begin(),
-                      std::find(m.tier_priority.begin(), m.tier_priority.end(), pod.spec->priority))));
+    m.tier.push_back(static_cast<int>(std::distance(
+        m.tier_priority.begin(),
+        std::find(m.tier_priority.begin(), m.tier_priority.end(), pod.spec->priority))));
     m.where.push_back(st.pod_node(p) == kNoNode ? kUnplaced : node_index[st.pod_node(p)]);
     out.pod_ids.push_back(p);
   }

@@ -41,7 +41,7 @@ struct SnapshotModel {
 };
 
 struct SnapshotLimits {
-  size_t max_pods = 0;   // 0: no limit; a larger cluster is not solved (error)
+  size_t max_pods = 0;  // 0: no limit; a larger cluster is not solved (error)
   size_t max_nodes = 0;
 };
 

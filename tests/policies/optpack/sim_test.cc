@@ -129,9 +129,9 @@ TEST(OptpackSimulation, PluginArgsAreChecked) {
     YAML::Node n = yaml::parse_document(text, "args.yaml");
     return parse_packer_options(yaml::Ctx{"args.yaml", n, "args"});
   };
-  const PackerOptions o =
-      parse("{timeout: 2s, alpha: 0.5, mode: sync, trigger: [postfilter, periodic], period: 1m, "
-            "maxPods: 500, maxNodes: 40}");
+  const PackerOptions o = parse(
+      "{timeout: 2s, alpha: 0.5, mode: sync, trigger: [postfilter, periodic], period: 1m, "
+      "maxPods: 500, maxNodes: 40}");
   EXPECT_DOUBLE_EQ(o.timeout_s, 2.0);
   EXPECT_DOUBLE_EQ(o.alpha, 0.5);
   EXPECT_TRUE(o.sync);

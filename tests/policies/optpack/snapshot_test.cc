@@ -22,9 +22,10 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   return s;
 }
 
-std::string node_yaml(const std::string& name, const std::string& mem, const std::string& extra = "") {
-  return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name +
-         "\n" + extra + "status:\n  allocatable:\n    cpu: \"4\"\n    memory: " + mem + "\n    pods: \"110\"\n";
+std::string node_yaml(const std::string& name, const std::string& mem,
+                      const std::string& extra = "") {
+  return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n" + extra +
+         "status:\n  allocatable:\n    cpu: \"4\"\n    memory: " + mem + "\n    pods: \"110\"\n";
 }
 
 std::string pod_yaml(const std::string& name, const std::string& mem, const std::string& node,
@@ -34,7 +35,8 @@ std::string pod_yaml(const std::string& name, const std::string& mem, const std:
   if (!node.empty()) y += "  nodeName: " + node + "\n";
   y += spec;
   y += "  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: 100m\n"
-       "        memory: " + mem + "\n";
+       "        memory: " +
+       mem + "\n";
   return y;
 }
 
@@ -143,13 +145,14 @@ TEST(OptpackSnapshot, ARefusedEvictionCancelsThePlanAndLeavesThePendingPodToTheQ
 TEST(OptpackSnapshot, ProtectedPodsAreNeverInTheModelAndKeepTheirRoom) {
   // Figure 1 again, but both 2 GiB pods are protected (annotation, DaemonSet): no move possible,
   // and the current placement is proven optimal.
-  const Built b = build(
-      node_yaml("node-1", "4Gi") + node_yaml("node-2", "4Gi") +
-      pod_yaml("pod-1", "2Gi", "node-1", "  annotations:\n    orrery.io/optpack-protected: \"true\"\n") +
-      pod_yaml("pod-2", "2Gi", "node-2",
-               "  ownerReferences:\n  - kind: DaemonSet\n    name: ds\n    apiVersion: apps/v1\n    uid: u\n") +
-      pod_yaml("crit", "1Gi", "node-2", "", "  priority: 2000000000\n") +
-      pod_yaml("pod-3", "3Gi", ""));
+  const Built b = build(node_yaml("node-1", "4Gi") + node_yaml("node-2", "4Gi") +
+                        pod_yaml("pod-1", "2Gi", "node-1",
+                                 "  annotations:\n    orrery.io/optpack-protected: \"true\"\n") +
+                        pod_yaml("pod-2", "2Gi", "node-2",
+                                 "  ownerReferences:\n  - kind: DaemonSet\n    name: ds\n    "
+                                 "apiVersion: apps/v1\n    uid: u\n") +
+                        pod_yaml("crit", "1Gi", "node-2", "", "  priority: 2000000000\n") +
+                        pod_yaml("pod-3", "3Gi", ""));
   ASSERT_NE(skipped(b.sm, "default/pod-1"), nullptr);
   ASSERT_NE(skipped(b.sm, "default/pod-2"), nullptr);
   ASSERT_NE(skipped(b.sm, "default/crit"), nullptr);
@@ -169,8 +172,7 @@ TEST(OptpackSnapshot, ProtectedPodsAreNeverInTheModelAndKeepTheirRoom) {
 
 TEST(OptpackSnapshot, FeasibleNodesFollowSelectorsTaintsAndUnschedulableNodes) {
   const Built b = build(
-      node_yaml("a", "4Gi", "  labels:\n    disk: ssd\n") +
-      node_yaml("b", "4Gi", "") +
+      node_yaml("a", "4Gi", "  labels:\n    disk: ssd\n") + node_yaml("b", "4Gi", "") +
       replaced(node_yaml("c", "4Gi"), "metadata:\n  name: c\n",
                "metadata:\n  name: c\nspec:\n  taints:\n  - key: gpu\n    effect: NoSchedule\n") +
       replaced(node_yaml("d", "4Gi"), "metadata:\n  name: d\n",
@@ -196,26 +198,29 @@ TEST(OptpackSnapshot, FeasibleNodesFollowSelectorsTaintsAndUnschedulableNodes) {
 
 TEST(OptpackSnapshot, BadInputIsSkippedWithAReasonOrRejected) {
   // A pod larger than any node, a zero-capacity node: skipped / warned, never placed.
-  const Built b = build(node_yaml("n1", "4Gi") +
-                        replaced(node_yaml("empty", "0"), "cpu: \"4\"", "cpu: \"0\"") +
-                        pod_yaml("huge", "64Gi", "") + pod_yaml("ok", "1Gi", ""));
+  const Built b =
+      build(node_yaml("n1", "4Gi") + replaced(node_yaml("empty", "0"), "cpu: \"4\"", "cpu: \"0\"") +
+            pod_yaml("huge", "64Gi", "") + pod_yaml("ok", "1Gi", ""));
   ASSERT_NE(skipped(b.sm, "default/huge"), nullptr);
-  EXPECT_NE(skipped(b.sm, "default/huge")->reason.find("larger than every node"), std::string::npos);
+  EXPECT_NE(skipped(b.sm, "default/huge")->reason.find("larger than every node"),
+            std::string::npos);
   ASSERT_FALSE(b.sm.warnings.empty());
   EXPECT_NE(b.sm.warnings.front().find("empty"), std::string::npos);
   // Duplicate names and unknown PriorityClasses are input errors of the loader.
   EXPECT_THROW(build(node_yaml("n1", "4Gi") + pod_yaml("p", "1Gi", "") + pod_yaml("p", "1Gi", "")),
                InputError);
-  EXPECT_THROW(build(node_yaml("n1", "4Gi") +
-                     pod_yaml("p", "1Gi", "", "", "  priorityClassName: nope\n")),
-               InputError);
+  EXPECT_THROW(
+      build(node_yaml("n1", "4Gi") + pod_yaml("p", "1Gi", "", "", "  priorityClassName: nope\n")),
+      InputError);
   EXPECT_THROW(build(node_yaml("n1", "4Gi") + pod_yaml("p", "-1Gi", "")), InputError);
 }
 
 TEST(OptpackSnapshot, PriorityClassNamesMakeTiersMostImportantFirst) {
   const std::string classes =
-      "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\nvalue: 1000\n"
-      "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: low\nvalue: 10\n";
+      "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\nvalue: "
+      "1000\n"
+      "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: low\nvalue: "
+      "10\n";
   const Built b = build(classes + node_yaml("n1", "4Gi") +
                         pod_yaml("lo", "3Gi", "n1", "", "  priorityClassName: low\n") +
                         pod_yaml("hi", "3Gi", "", "", "  priorityClassName: high\n"));

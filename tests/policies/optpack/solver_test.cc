@@ -128,8 +128,10 @@ TEST(OptpackExactness, BranchAndBoundAndCbcAgreeOnRandomFourToEightNodeInstances
           ++compared;
         }
         a = b.cost <= c.cost ? b.best : c.best;
-        if (ph == Phase::kPlace) fix.min_placed[t] = placed_upto(m, a, t);
-        else fix.max_disruption[t] = disruption_upto(m, a, t);
+        if (ph == Phase::kPlace)
+          fix.min_placed[t] = placed_upto(m, a, t);
+        else
+          fix.max_disruption[t] = disruption_upto(m, a, t);
       }
     }
   }
