@@ -210,15 +210,27 @@ TEST(OptpackBudget, DeterministicModeGivesTheSameAnswerTwice) {
   EXPECT_EQ(optimize(m, o).assignment, optimize(m, o).assignment);
 }
 
-TEST(OptpackBudget, ZeroBudgetKeepsTheCurrentPlacementAndSaysTimeout) {
-  const Model m = random_model(3, RandomShape{});
+// No time at all: the call keeps its start (Figure 1: the current placement, pod-3 pending) and
+// says TIMEOUT; nothing is over capacity.
+TEST(OptpackBudget, ZeroBudgetKeepsTheStartAndSaysTimeout) {
+  const int64_t gi = int64_t{1} << 30;
+  Model m;
+  m.dims = 1;
+  m.dim_names = {"memory"};
+  m.tier_priority = {0};
+  m.add_node("node-1", {4 * gi});
+  m.add_node("node-2", {4 * gi});
+  m.add_pod("pod-1", {2 * gi}, 0, 0);
+  m.add_pod("pod-2", {2 * gi}, 0, 1);
+  m.add_pod("pod-3", {3 * gi}, 0, kUnplaced);
   OptimizeOptions o;
   o.timeout_s = 0;
   const OptimizeResult r = optimize(m, o);
   EXPECT_TRUE(respects_capacity(m, r.assignment));
-  for (const TierReport& t : r.tiers)
-    if (t.placement.status != SolveStatus::kOptimal)
-      EXPECT_EQ(t.placement.status, SolveStatus::kTimeout);
+  EXPECT_EQ(r.assignment, m.where);
+  EXPECT_EQ(r.tiers[0].placement.status, SolveStatus::kTimeout);
+  EXPECT_EQ(r.tiers[0].disruption_phase.status, SolveStatus::kOptimal);  // nothing moved
+  EXPECT_FALSE(r.improves_on_current());
 }
 
 }  // namespace
