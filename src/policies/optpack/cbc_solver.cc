@@ -104,6 +104,15 @@ Mip build(const PhaseProblem& pb) {
 
 }  // namespace
 
+size_t cbc_variables(const PhaseProblem& pb) {
+  const Model& m = *pb.m;
+  size_t n = 0;
+  for (int p = 0; p < m.pods(); ++p)
+    if (pb.in_scope(p))
+      for (int j = 0; j < m.nodes(); ++j) n += m.can_host(p, j);
+  return n;
+}
+
 PhaseOutcome solve_with_cbc(const PhaseProblem& pb, const Assignment& incumbent,
                             Deadline& deadline) {
   const Model& m = *pb.m;
@@ -123,13 +132,17 @@ PhaseOutcome solve_with_cbc(const PhaseProblem& pb, const Assignment& incumbent,
                      mip.row_hi.data());
   for (int c = 0; c < cols; ++c) solver.setInteger(c);
 
+  // Clp checks its own clock inside the root LP, which CBC's limit does not reach.
+  if (!deadline.deterministic())
+    solver.getModelPtr()->setMaximumSeconds(std::max(0.001, deadline.left()));
   CbcModel model(solver);
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
   CglProbing probing;
   CglKnapsackCover cover;
   CglGomory gomory;
-  model.addCutGenerator(&probing, -1, "Probing");
+  // Probing is the costly generator on large models (one probe per binary); only small ones.
+  if (cols <= 2000) model.addCutGenerator(&probing, -1, "Probing");
   model.addCutGenerator(&cover, -1, "KnapsackCover");
   model.addCutGenerator(&gomory, -1, "Gomory");
   if (deadline.deterministic()) {
@@ -141,6 +154,7 @@ PhaseOutcome solve_with_cbc(const PhaseProblem& pb, const Assignment& incumbent,
   } else {
     model.setUseElapsedTime(true);
     model.setMaximumSeconds(std::max(0.001, deadline.left()));
+    model.setMaximumCutPassesAtRoot(cols <= 2000 ? 10 : 3);
   }
   // Seed with the incumbent.
   std::vector<double> start(cols, 0.0);

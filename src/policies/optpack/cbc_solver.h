@@ -22,4 +22,12 @@ PhaseOutcome solve_with_cbc(const PhaseProblem& pb, const Assignment& incumbent,
 
 inline constexpr int kCbcNodesPerSecond = 2000;
 
+// CBC's root (LP, cuts) does not look at the clock: on a 32-node, 256-pod call (8192 variables)
+// it overran a 0.1 s limit by seconds. The portfolio therefore gives CBC only calls with at most
+// this many (pod, node) variables; larger ones are left to the branch-and-bound.
+inline constexpr size_t kCbcMaxVariables = 2500;
+
+// The number of x_pj variables the call's program has.
+size_t cbc_variables(const PhaseProblem& pb);
+
 }  // namespace orrery::optpack

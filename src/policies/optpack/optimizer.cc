@@ -61,14 +61,15 @@ PhaseReport solve_phase(const PhaseProblem& pb, Assignment& a, double limit,
     spent += dl.used();
     proven = obviously_optimal(pb, a);
   }
+  const bool cbc = o.use_cbc && (!o.use_bnb || cbc_variables(pb) <= kCbcMaxVariables);
   if (!proven && o.use_bnb && remaining() > 0) {
-    Deadline dl(o.use_cbc ? remaining() * 0.7 : remaining(), o.deterministic);
+    Deadline dl(cbc ? remaining() * 0.7 : remaining(), o.deterministic);
     PhaseOutcome out = branch_and_bound(pb, a, dl);
     if (out.cost < pb.cost(a)) a = out.best, r.solver = "branch-and-bound";
     if (out.optimal) proven = true, r.solver = "branch-and-bound";
     spent += dl.used();
   }
-  if (!proven && o.use_cbc && remaining() > 0) {
+  if (!proven && cbc && remaining() > 0) {
     Deadline dl(remaining(), o.deterministic);
     PhaseOutcome out = solve_with_cbc(pb, a, dl);
     if (out.cost < pb.cost(a)) a = out.best, r.solver = "cbc";
