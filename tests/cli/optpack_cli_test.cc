@@ -30,7 +30,7 @@ std::string write(const std::string& name, const std::string& text) {
 
 const char* kNode =
     "- {apiVersion: v1, kind: Node, metadata: {name: n1}, "
-    "status: {allocatable: {cpu: \"2\", memory: 4Gi}}}\n";
+    "status: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}}\n";
 
 std::string pod(const std::string& name, const std::string& mem, const std::string& extra = "") {
   return "- {apiVersion: v1, kind: Pod, metadata: {name: " + name + "}, spec: {" + extra +

@@ -165,9 +165,24 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
       fits_some = ok;
     }
     if (!fits_some) {
-      bool any_feasible = std::find(row.begin(), row.end(), 1) != row.end();
-      skip(p, any_feasible ? "larger than every node it may run on (left pending)"
-                           : "no node passes its filters (left pending)");
+      std::string why = "no node passes its filters (left pending)";
+      // Name a resource no feasible node has enough of, with the largest offer.
+      for (ResourceId r : dims) {
+        int64_t most = -1;
+        for (size_t j = 0; j < out.node_ids.size(); ++j)
+          if (row[j]) most = std::max(most, st.allocatable(r)[out.node_ids[j]]);
+        if (most >= 0 && pod.spec->request[r] > most) {
+          why = "larger than every node it may run on: requests " +
+                format_resource_quantity(r, pod.spec->request[r]) + " " +
+                std::string(resource_name(r)) + ", the most any offers is " +
+                format_resource_quantity(r, most) + " (left pending)";
+          break;
+        }
+      }
+      if (std::find(row.begin(), row.end(), 1) != row.end() &&
+          why.starts_with("no node passes"))
+        why = "larger than every node it may run on (left pending)";
+      skip(p, why);
       continue;
     }
     kept.push_back(p);
