@@ -135,7 +135,8 @@ void Packer::solve() {
   try {
     sm = build_model(st, *profile_, {opts_.max_pods, opts_.max_nodes});
   } catch (const InputError&) {
-    return;  // over the limits: not solved (counted as no solve)
+    ++over_limits_;  // over maxPods / maxNodes: not solved (summary.json says how often)
+    return;
   }
   bool pending = false;
   for (int p = 0; p < sm.model.pods(); ++p) pending = pending || sm.model.where[p] == kUnplaced;
@@ -178,7 +179,8 @@ void Packer::finish(Json* s) {
                          {"evictions", evictions_},
                          {"new_binds", binds_},
                          {"plans_completed", executor_.completed()},
-                         {"plans_cancelled", executor_.cancelled()}};
+                         {"plans_cancelled", executor_.cancelled()},
+                         {"over_limits", over_limits_}};
   Json plans = Json::array();
   for (const PlanRecord& h : history_) {
     Json steps = Json::array();

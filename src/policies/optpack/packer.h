@@ -89,7 +89,7 @@ class Packer : public fw::Planner {
   };
   std::vector<PlanRecord> history_;
   // Counters for summary.json.
-  int solves_ = 0, plans_ = 0, improved_ = 0, proven_ = 0;
+  int solves_ = 0, plans_ = 0, improved_ = 0, proven_ = 0, over_limits_ = 0;
   int64_t steps_ = 0, moves_ = 0, evictions_ = 0, binds_ = 0;
   double solve_wall_s_ = 0;
 };

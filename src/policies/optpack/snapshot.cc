@@ -179,8 +179,7 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
           break;
         }
       }
-      if (std::find(row.begin(), row.end(), 1) != row.end() &&
-          why.starts_with("no node passes"))
+      if (std::find(row.begin(), row.end(), 1) != row.end() && why.starts_with("no node passes"))
         why = "larger than every node it may run on (left pending)";
       skip(p, why);
       continue;
