@@ -3,6 +3,7 @@
 #include "policies/baselines/policies.h"
 #include "policies/federated/architectures.h"
 #include "policies/kube/policies.h"
+#include "policies/kubcg/policy.h"
 #include "policies/kubedsm/policy.h"
 #include "policies/optpack/policy.h"
 
@@ -14,6 +15,7 @@ fw::PolicyRegistry catalog() {
   kubedsm::register_policies(r);
   optpack::register_policies(r);
   baselines::register_policies(r);
+  kubcg::register_policies(r);
   return r;
 }
 
