@@ -31,6 +31,7 @@ std::string version_text();
 void register_schedule(CLI::App& root, CommandTable& table);
 void register_explain(CLI::App& root, CommandTable& table);  // cmd_explain.cc
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
+void register_optpack(CLI::App& root, CommandTable& table);  // solve, repro optpack
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo

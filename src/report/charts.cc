@@ -318,6 +318,14 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
       yr.add(at(s.hi, g), chart.y.log);
     }
   }
+  if (chart.stacked) {
+    for (size_t g = 0; g < chart.groups.size(); ++g) {
+      double total = 0;
+      for (const BarSeries& s : chart.series)
+        if (std::isfinite(at(s.value, g))) total += at(s.value, g);
+      yr.add(total, false);
+    }
+  }
   Axis yaxis = chart.y;
   yaxis.include_zero = true;
   yaxis.log = false;  // bar lengths on a log axis mislead; not supported
@@ -356,7 +364,9 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
   svg.close_group();
   detail::begin_plot(svg, spec, lay);
   const double inner = gw * 0.8;
-  const double bw = inner / static_cast<double>(std::max<size_t>(1, chart.series.size()));
+  const double bw =
+      chart.stacked ? inner : inner / static_cast<double>(std::max<size_t>(1, chart.series.size()));
+  std::vector<double> base(chart.groups.size(), 0.0);  // stacked: top of the bars so far
   bool any = false;
   for (size_t si = 0; si < chart.series.size(); ++si) {
     const BarSeries& s = chart.series[si];
@@ -367,6 +377,15 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
       if (!std::isfinite(v)) continue;
       any = true;
       const double lo = at(s.lo, g), hi = at(s.hi, g);
+      if (chart.stacked) {
+        const double x0 = lay.left + static_cast<double>(g) * gw + (gw - inner) / 2;
+        const double y0 = ys(base[g]), y1 = ys(base[g] + v);
+        base[g] += v;
+        svg.rect(
+            x0 + bw * 0.05, std::min(y0, y1), bw * 0.9, std::fabs(y1 - y0), color,
+            chart.groups[g] + " \u2014 " + s.name + ": " + with_error(v, NAN, NAN, chart.y.format));
+        continue;
+      }
       const double x0 =
           lay.left + static_cast<double>(g) * gw + (gw - inner) / 2 + static_cast<double>(si) * bw;
       const double y0 = ys(0), y1 = ys(v);

@@ -68,6 +68,9 @@ struct BarChart {
   Axis y;
   std::vector<std::string> groups;
   std::vector<BarSeries> series;
+  // One bar per group with the series stacked bottom to top (shares of a whole, e.g. instance
+  // categories); error bars are not drawn.
+  bool stacked = false;
 };
 
 // Mean and error-bar bounds of repeated measurements (e.g. one value per seed).
