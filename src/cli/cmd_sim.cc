@@ -10,6 +10,7 @@
 //                  (policies and federated architectures on one trace,
 //                  policies/federated/trace_runner.h)
 //   orrery demo --out DIR                                         (the bundled scenario)
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -44,7 +45,14 @@ struct RunFlags {
   std::string duration;
   bool no_wall_clock = false;
   bool quiet = false;
+  std::string baseline;  // compare/demo: the verdict's baseline run (report::baseline_run)
 };
+
+void add_baseline_flag(CLI::App* app, RunFlags* f) {
+  app->add_option("--baseline", f->baseline,
+                  "Policy the report's verdict compares against (default: kube-default when "
+                  "run, else the first)");
+}
 
 void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_option("--seed", f->seed, "Seed for every random choice (default: the scenario's)")
@@ -80,11 +88,23 @@ void clear_old_summary(const std::string& dir) {
   std::filesystem::remove(dir + "/summary.json", ec);
 }
 
+// A duration statistic for the terminal: "—" when it does not exist (null: an empty set).
 std::string fmt_s(const Json& v) {
-  if (!v.is_number()) return "-";
+  if (!v.is_number()) return "\u2014";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g s", v.get<double>());
   return buf;
+}
+
+std::string fmt_percent(const Json& v) {
+  if (!v.is_number()) return "\u2014";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v.get<double>());
+  return buf;
+}
+
+size_t count_of(const Json& object, const char* key) {
+  return object.contains(key) && object[key].is_number() ? object[key].get<size_t>() : 0;
 }
 
 void print_summary(const Json& s, const std::string& dir) {
@@ -100,21 +120,43 @@ void print_summary(const Json& s, const std::string& dir) {
               static_cast<unsigned long long>(s["seed"].get<uint64_t>()),
               s["sim_time_s"].get<double>(), s["wall_time_s"].get<double>(), ev);
   const Json& j = s["jobs"];
-  if (j["count"].get<size_t>() > 0 || j["unfinished"].get<size_t>() > 0) {
-    std::printf("  jobs: %zu done, %zu unfinished; delay p50 %s, p90 %s, p99 %s\n",
-                j["count"].get<size_t>(), j["unfinished"].get<size_t>(),
+  const size_t jobs_done = count_of(j, "count");
+  if (jobs_done > 0 || count_of(j, "unfinished") > 0 || count_of(j, "failed") > 0) {
+    std::printf("  jobs: %zu done, %zu unfinished, %zu failed; delay p50 %s, p90 %s, p99 %s\n",
+                jobs_done, count_of(j, "unfinished"), count_of(j, "failed"),
                 fmt_s(j["delay_p50_s"]).c_str(), fmt_s(j["delay_p90_s"]).c_str(),
                 fmt_s(j["delay_p99_s"]).c_str());
   }
   const Json& p = s["pods"];
-  std::printf("  pods: %zu; pending p50 %s, p99 %s; running time mean %s\n",
-              p["count"].get<size_t>(), fmt_s(p["pending_p50_s"]).c_str(),
-              fmt_s(p["pending_p99_s"]).c_str(), fmt_s(p["pct_mean_s"]).c_str());
-  std::printf("  utilisation: cpu %.1f%%, slots %.1f%%\n",
-              100 * s["utilization"]["cpu_mean"].get<double>(),
-              100 * s["utilization"]["slots_mean"].get<double>());
+  std::printf("  pods: %zu created, %zu bound, %zu completed; pending p50 %s, p99 %s; running "
+              "time mean %s\n",
+              count_of(p, "count"), count_of(p, "bound"), count_of(p, "completed"),
+              fmt_s(p["pending_p50_s"]).c_str(), fmt_s(p["pending_p99_s"]).c_str(),
+              fmt_s(p["pct_mean_s"]).c_str());
+  std::string outcomes;
+  size_t succeeded = 0;
+  if (p.contains("outcomes")) {
+    for (const auto& [k, v] : p["outcomes"].items()) {
+      outcomes += (outcomes.empty() ? "" : ", ") + k + " " + std::to_string(v.get<size_t>());
+      if (k == "Succeeded") succeeded = v.get<size_t>();
+    }
+  }
+  if (!outcomes.empty()) std::printf("  pod outcomes: %s\n", outcomes.c_str());
+  std::printf("  utilisation: cpu %s, slots %s\n", fmt_percent(s["utilization"]["cpu_mean"]).c_str(),
+              fmt_percent(s["utilization"]["slots_mean"]).c_str());
   if (s.contains("edge_ratio")) {
-    std::printf("  edge ratio: %.3f\n", s["edge_ratio"]["mean"].get<double>());
+    const Json& m = s["edge_ratio"]["mean"];
+    if (m.is_number()) {
+      std::printf("  edge ratio: %.3f\n", m.get<double>());
+    } else {
+      std::printf("  edge ratio: \u2014 (no pod of a tracked deployment was placed)\n");
+    }
+  }
+  if (jobs_done == 0 && succeeded == 0) {
+    std::printf(
+        "  finished nothing: no job completed and no pod succeeded, so there are no delays to "
+        "report%s\n",
+        count_of(p, "count") > 0 ? " (see the pod outcomes above and pods.csv)" : "");
   }
   if (s["incomplete"].get<bool>()) {
     std::printf("  incomplete: work was left that nothing could run (see pods.csv outcomes)\n");
@@ -180,7 +222,7 @@ int run_comparison(const std::vector<std::string>& profiles, const CompareRun& r
   run_sweep(
       profiles.size(), jobs, [&](size_t i) { return run(i, dirs[i]); }, print_in_order);
   const std::string report = out + "/report.html";
-  report::write_run_report(dirs, report, title);
+  report::write_run_report(dirs, report, title, f.baseline);
   std::printf("report: %s\n", report.c_str());
   return 0;
 }
@@ -196,6 +238,11 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
       throw InputError("--profiles: unknown policy \"" + p + "\"" + did_you_mean(p, reg.names()) +
                        "; known policies:\n" + policy_list());
     }
+  }
+  if (!f.baseline.empty() &&
+      std::find(profiles.begin(), profiles.end(), f.baseline) == profiles.end()) {
+    throw InputError("--baseline: \"" + f.baseline + "\" is not one of --profiles" +
+                     did_you_mean(f.baseline, profiles));
   }
   load();  // validate the scenario once, before any run starts
   return run_comparison(
@@ -369,6 +416,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
       ->required();
   cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(cmp, &co->flags);
+  add_baseline_flag(cmp, &co->flags);
   table.push_back({cmp, [co] {
                      if (co->scenario.empty() == co->trace.empty()) {
                        throw InputError("give a scenario file or --trace FILE.tr (one of them)");
@@ -400,6 +448,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   demo->add_option("--out,-o", dopt->out, "Output directory (default out/demo)");
   demo->add_option("--jobs,-j", dopt->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(demo, &dopt->flags);
+  add_baseline_flag(demo, &dopt->flags);
   demo->footer("The scenario is scenarios/demo.yaml, compiled into the binary.");
   table.push_back(
       {demo, [dopt] {
