@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kStyle = R"css(
 :root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
-  margin: 0 auto; padding: 1.5rem 2rem 3rem; max-width: 1540px; overflow-wrap: break-word; color: #222; background: #fff;
+  margin: 0 auto; padding: 1.5rem 2rem 3rem; max-width: 1540px; color: #222; background: #fff;
   line-height: 1.45; }
 h1 { font-size: 1.6rem; margin: 0 0 1rem; }
 h2 { font-size: 1.3rem; margin: 2.2rem 0 0.6rem; padding-bottom: 0.25rem;
@@ -29,7 +29,8 @@ table { border-collapse: collapse; font-size: 0.92rem; }
 caption { text-align: left; font-weight: 600; padding: 0 0 0.35rem; }
 th, td { padding: 0.3rem 0.7rem; border-bottom: 1px solid #e4e4e4; text-align: left;
   white-space: nowrap; vertical-align: top; }
-td:not(.num) { white-space: normal; min-width: 6rem; max-width: 36rem; }
+td:not(.num) { white-space: normal; overflow-wrap: break-word; min-width: 6rem;
+  max-width: 36rem; }
 thead th { border-bottom: 2px solid #bbb; background: #fafafa; white-space: normal;
   vertical-align: bottom; }
 td.best { font-weight: 700; background: #e3f2e1; }

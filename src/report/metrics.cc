@@ -60,6 +60,14 @@ const std::vector<KeyMetric>& key_metrics() {
   return metrics;
 }
 
+bool has_metric(const nlohmann::ordered_json& s, const KeyMetric& m) {
+  if (!s.is_object()) return false;
+  if (m.key == "pods.never_bound") return find_path(s, "pods.bound") != nullptr;
+  if (m.key == "pods.failed" || m.key == "pods.migrated")
+    return find_path(s, "pods.outcomes") != nullptr;
+  return find_path(s, m.key) != nullptr;
+}
+
 double metric_value(const nlohmann::ordered_json& s, const KeyMetric& m) {
   if (!s.is_object()) return kNaN;
   if (m.key == "pods.never_bound") return number_at(s, "pods.count") - number_at(s, "pods.bound");

@@ -31,6 +31,9 @@ const std::vector<KeyMetric>& key_metrics();
 //   pods.migrated    = pods.outcomes.Migrated (0 when the run has outcomes but none migrated)
 double metric_value(const nlohmann::ordered_json& summary, const KeyMetric& m);
 
+// Whether the run's summary has the metric, even as null (a statistic of an empty set).
+bool has_metric(const nlohmann::ordered_json& summary, const KeyMetric& m);
+
 // Whether an outcome of pods.csv is a failure (counted by `restarts` when the pod is replaced).
 bool is_failure_outcome(const std::string& outcome);
 

@@ -550,7 +550,7 @@ void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
       c.style = LineStyle::kStep;
       c.x = x;
       c.y = y;
-      c.width = 290;
+      c.width = 280;
       c.height = 210;
       c.legend = false;
       c.color = series_color(ri);

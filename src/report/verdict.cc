@@ -113,9 +113,13 @@ void verdict_section(Document& doc, const std::vector<RunData>& runs, size_t bas
   for (const KeyMetric& m : metrics) {
     std::vector<double> v;
     for (const RunData& r : runs) v.push_back(metric_value(r.summary, m));
-    if (std::none_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); })) continue;
+    // A row when some run has the metric, even as null (shown as a dash: nothing finished).
+    if (std::none_of(runs.begin(), runs.end(),
+                     [&](const RunData& r) { return has_metric(r.summary, m); }))
+      continue;
     const std::vector<size_t> best = m.better == 0 ? std::vector<size_t>{} : extreme(v, m.better);
-    const bool all_equal = v[extreme(v, -1).front()] == v[extreme(v, +1).front()];
+    const std::vector<size_t> low = extreme(v, -1), high = extreme(v, +1);
+    const bool all_equal = low.empty() || v[low.front()] == v[high.front()];
     std::string label = m.label;
     if (m.better != 0) label += m.better < 0 ? " \u2193" : " \u2191";
     std::vector<Cell> row{Cell(label)};
