@@ -143,8 +143,10 @@ std::string render_svg(const LineChart& chart, const std::string& id) {
       yr.add(at(s.y_hi, i), chart.y.log);
     }
   }
-  Scale xs(chart.x, xr.lo, xr.hi, 0, 1);
-  Scale ys(chart.y, yr.lo, yr.hi, 1, 0, 5);
+  // Fewer ticks on small panels, so their labels do not run into each other.
+  const bool small = chart.width < 400;
+  Scale xs(chart.x, xr.lo, xr.hi, 0, 1, small ? 3 : 6);
+  Scale ys(chart.y, yr.lo, yr.hi, 1, 0, small ? 4 : 5);
   const bool markers = chart.style == LineStyle::kPoints || chart.style == LineStyle::kLinePoints;
   const bool lines = chart.style != LineStyle::kPoints;
 
