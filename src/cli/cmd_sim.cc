@@ -26,6 +26,7 @@
 #include "policies/federated/architectures.h"
 #include "policies/federated/trace_runner.h"
 #include "report/run_report.h"
+#include "report/seed_comparison.h"
 #include "sim/demo_scenario.h"
 #include "sim/simulation.h"
 
@@ -227,10 +228,9 @@ int run_comparison(const std::vector<std::string>& profiles, const CompareRun& r
   return 0;
 }
 
-// A comparison of policies on a scenario (each run parses its own copy of it).
-int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
-            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
-  const fw::PolicyRegistry reg = simulation_policies();
+// The policies of a comparison exist and the baseline is one of them (before any run starts).
+void check_profiles(const fw::PolicyRegistry& reg, const std::vector<std::string>& profiles,
+                    const RunFlags& f) {
   if (profiles.empty()) throw InputError("--profiles: expected at least one policy name");
   for (const std::string& p : profiles) {
     reject_architecture("--profiles", p);
@@ -244,6 +244,58 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
     throw InputError("--baseline: \"" + f.baseline + "\" is not one of --profiles" +
                      did_you_mean(f.baseline, profiles));
   }
+}
+
+// `compare --seeds`: every profile on every seed (DIR/<profile>/seed-<n>/, on the sweep's thread
+// pool), then means with confidence intervals and paired comparisons against the first profile
+// (report/seed_comparison.h) in DIR/summary.json, DIR/report.html and on the terminal.
+int compare_seeds(const std::function<sim::Scenario()>& load,
+                  const std::vector<std::string>& profiles, const std::string& seed_list,
+                  const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+  const fw::PolicyRegistry reg = simulation_policies();
+  check_profiles(reg, profiles, f);
+  if (f.seed) throw InputError("--seed and --seeds: give one of them");
+  const std::vector<uint64_t> seeds = report::parse_seed_list(seed_list);
+  load();  // validate the scenario once, before any run starts
+  make_dirs(out);
+  clear_old_summary(out);
+  std::vector<std::string> dirs;
+  for (const std::string& p : profiles) {
+    for (uint64_t s : seeds) {
+      dirs.push_back(out + "/" + p + "/seed-" + std::to_string(s));
+      clear_old_summary(dirs.back());
+    }
+  }
+  const std::vector<Json> summaries = run_sweep(dirs.size(), jobs, [&](size_t i) {
+    RunFlags g = f;
+    g.seed = seeds[i % seeds.size()];
+    g.quiet = true;
+    const sim::Scenario sc = load();
+    return run_one(sc, reg, profiles[i / seeds.size()], g, false, dirs[i]);
+  });
+  report::SeedRuns runs;
+  runs.scenario = summaries.front()["scenario"].get<std::string>();
+  runs.profiles = profiles;
+  runs.seeds = seeds;
+  runs.summaries.resize(profiles.size());
+  for (size_t i = 0; i < summaries.size(); ++i)
+    runs.summaries[i / seeds.size()].push_back(summaries[i]);
+  report::Document doc(title + " over seeds");
+  report::add_seed_comparison(doc, runs);
+  const std::string html = out + "/report.html";
+  doc.write(html);
+  write_file_atomic(out + "/summary.json", report::seed_comparison_json(runs).dump(2) + "\n");
+  if (!f.quiet) std::printf("%s", report::seed_comparison_text(runs).c_str());
+  std::printf("wrote %s/summary.json, %s (runs in %s/<profile>/seed-<n>/)\n", out.c_str(),
+              html.c_str(), out.c_str());
+  return 0;
+}
+
+// A comparison of policies on a scenario (each run parses its own copy of it).
+int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
+            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+  const fw::PolicyRegistry reg = simulation_policies();
+  check_profiles(reg, profiles, f);
   load();  // validate the scenario once, before any run starts
   return run_comparison(
       profiles,
@@ -394,6 +446,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   struct CompareOptions {
     std::string scenario, trace, profiles, out;
     std::vector<std::string> cluster_configs;
+    std::string seeds;
     int jobs = 0;  // the number of CPUs (core/sweep.h)
     RunFlags flags;
   };
@@ -417,11 +470,16 @@ void register_sim(CLI::App& root, CommandTable& table) {
   cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(cmp, &co->flags);
   add_baseline_flag(cmp, &co->flags);
+  cmp->add_option("--seeds", co->seeds,
+                  "Run every profile on each seed (1..20, 1,2,5) and report means with 95% "
+                  "confidence intervals and a paired comparison against the first profile");
   table.push_back({cmp, [co] {
                      if (co->scenario.empty() == co->trace.empty()) {
                        throw InputError("give a scenario file or --trace FILE.tr (one of them)");
                      }
                      if (!co->trace.empty()) {
+                       if (!co->seeds.empty())
+                         throw InputError("--seeds: only with a scenario file, not --trace");
                        return compare_trace(co->trace, co->cluster_configs,
                                             split_list(co->profiles), co->flags, co->out, co->jobs);
                      }
@@ -431,6 +489,11 @@ void register_sim(CLI::App& root, CommandTable& table) {
                            "describes its own cluster)");
                      }
                      const std::string path = co->scenario;
+                     if (!co->seeds.empty()) {
+                       return compare_seeds([path] { return sim::load_scenario(path); },
+                                            split_list(co->profiles), co->seeds, co->flags,
+                                            co->out, co->jobs, "orrery compare: " + path);
+                     }
                      return compare([path] { return sim::load_scenario(path); },
                                     split_list(co->profiles), co->flags, co->out, co->jobs,
                                     "orrery compare: " + path);
