@@ -129,11 +129,12 @@ void print_summary(const Json& s, const std::string& dir) {
                 fmt_s(j["delay_p99_s"]).c_str());
   }
   const Json& p = s["pods"];
-  std::printf("  pods: %zu created, %zu bound, %zu completed; pending p50 %s, p99 %s; running "
-              "time mean %s\n",
-              count_of(p, "count"), count_of(p, "bound"), count_of(p, "completed"),
-              fmt_s(p["pending_p50_s"]).c_str(), fmt_s(p["pending_p99_s"]).c_str(),
-              fmt_s(p["pct_mean_s"]).c_str());
+  std::printf(
+      "  pods: %zu created, %zu bound, %zu completed; pending p50 %s, p99 %s; running "
+      "time mean %s\n",
+      count_of(p, "count"), count_of(p, "bound"), count_of(p, "completed"),
+      fmt_s(p["pending_p50_s"]).c_str(), fmt_s(p["pending_p99_s"]).c_str(),
+      fmt_s(p["pct_mean_s"]).c_str());
   std::string outcomes;
   size_t succeeded = 0;
   if (p.contains("outcomes")) {
@@ -143,7 +144,8 @@ void print_summary(const Json& s, const std::string& dir) {
     }
   }
   if (!outcomes.empty()) std::printf("  pod outcomes: %s\n", outcomes.c_str());
-  std::printf("  utilisation: cpu %s, slots %s\n", fmt_percent(s["utilization"]["cpu_mean"]).c_str(),
+  std::printf("  utilisation: cpu %s, slots %s\n",
+              fmt_percent(s["utilization"]["cpu_mean"]).c_str(),
               fmt_percent(s["utilization"]["slots_mean"]).c_str());
   if (s.contains("edge_ratio")) {
     const Json& m = s["edge_ratio"]["mean"];
@@ -491,8 +493,8 @@ void register_sim(CLI::App& root, CommandTable& table) {
                      const std::string path = co->scenario;
                      if (!co->seeds.empty()) {
                        return compare_seeds([path] { return sim::load_scenario(path); },
-                                            split_list(co->profiles), co->seeds, co->flags,
-                                            co->out, co->jobs, "orrery compare: " + path);
+                                            split_list(co->profiles), co->seeds, co->flags, co->out,
+                                            co->jobs, "orrery compare: " + path);
                      }
                      return compare([path] { return sim::load_scenario(path); },
                                     split_list(co->profiles), co->flags, co->out, co->jobs,

@@ -13,7 +13,8 @@
 namespace orrery::report {
 
 struct KeyMetric {
-  std::string key;    // summary.json path ("jobs.delay_p50_s"), or a derived name ("pods.never_bound")
+  std::string
+      key;  // summary.json path ("jobs.delay_p50_s"), or a derived name ("pods.never_bound")
   std::string label;  // row label with its unit, "job delay p50 (s)"
   Format format;
   int better;           // -1 lower is better, +1 higher is better, 0 not ranked

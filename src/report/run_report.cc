@@ -222,8 +222,8 @@ std::vector<Cell> dist_row(const std::string& label, const Dist& d) {
 }
 
 // The files a run directory may hold, in the order load_run() reads them.
-const char* const kRunFiles[] = {"summary.json", "setup.json", "jobs.csv", "pods.csv",
-                                 "timeseries.csv", "edge_ratio.csv"};
+const char* const kRunFiles[] = {"summary.json", "setup.json",     "jobs.csv",
+                                 "pods.csv",     "timeseries.csv", "edge_ratio.csv"};
 
 bool has_file(const RunData& r, const std::string& file) {
   return std::find(r.files.begin(), r.files.end(), file) != r.files.end();
@@ -332,8 +332,8 @@ void jobs_section(Document& doc, const std::vector<RunData>& runs) {
       "have no delay, so a curve that stops below 1 left work undone.");
   cdf_chart(
       doc, runs, "CDF of job response time", "JRT",
-      {[](const RunData& r) -> const std::vector<double>& { return r.job_jrt_s; },
-       unfinished_jobs, "unfinished"},
+      {[](const RunData& r) -> const std::vector<double>& { return r.job_jrt_s; }, unfinished_jobs,
+       "unfinished"},
       [](const RunData& r) { return !r.job_jrt_s.empty(); }, "");
 
   // Short/long split (PigeonC's classes) when a run has both.
@@ -379,9 +379,9 @@ void pods_section(Document& doc, const std::vector<RunData>& runs) {
   missing_note(doc, runs, "pods.csv");
   Table t;
   t.caption = "Pending and running time";
-  t.columns = {"run",         "pods",        "never bound", "pending p50", "pending p90",
-               "pending p99", "pending max", "PCT mean",    "PCT p99",     "failures",
-               "migrated",    "max restarts"};
+  t.columns = {"run",         "pods",        "never bound", "pending p50",
+               "pending p90", "pending p99", "pending max", "PCT mean",
+               "PCT p99",     "failures",    "migrated",    "max restarts"};
   t.row_headers = true;
   std::set<std::string> outcomes, tiers;
   for (const RunData& r : runs) {

@@ -44,7 +44,7 @@ struct RunData {
   // pods.csv
   bool has_pods = false;
   size_t pods = 0, pods_unbound = 0;  // rows; rows without a pending time (never bound)
-  size_t pods_unfinished = 0;  // started (running_s) but not finished: no running time yet
+  size_t pods_unfinished = 0;         // started (running_s) but not finished: no running time yet
   std::vector<double> pod_pending_s, pod_pct_s;
   std::vector<double> pod_restarts, pod_migrations;  // file order
   std::vector<std::string> pod_outcome, pod_tier;

@@ -104,14 +104,14 @@ Json seed_comparison_json(const SeedRuns& r) {
       const MeanCI c = mean_ci(v, r.level);
       Json values = Json::array();
       for (double x : v) values.push_back(num(x));
-      per[r.profiles[p]] = Json{{"n", c.n},          {"mean", num(c.mean)}, {"sd", num(c.sd)},
-                                {"ci_lo", num(c.lo)}, {"ci_hi", num(c.hi)}, {"values", values}};
+      per[r.profiles[p]] = Json{{"n", c.n},           {"mean", num(c.mean)}, {"sd", num(c.sd)},
+                                {"ci_lo", num(c.lo)}, {"ci_hi", num(c.hi)},  {"values", values}};
       if (p == 0) continue;
       const PairedComparison d = paired_comparison(ref, v, r.level);
-      paired[r.profiles[p]] =
-          Json{{"n", d.diff.n},         {"mean_diff", num(d.diff.mean)}, {"ci_lo", num(d.diff.lo)},
-               {"ci_hi", num(d.diff.hi)}, {"plus", d.plus},                {"minus", d.minus},
-               {"ties", d.ties},          {"sign_p", num(d.sign_p)}};
+      paired[r.profiles[p]] = Json{{"n", d.diff.n},           {"mean_diff", num(d.diff.mean)},
+                                   {"ci_lo", num(d.diff.lo)}, {"ci_hi", num(d.diff.hi)},
+                                   {"plus", d.plus},          {"minus", d.minus},
+                                   {"ties", d.ties},          {"sign_p", num(d.sign_p)}};
     }
     jm["profiles"] = per;
     jm["paired"] = paired;
@@ -125,8 +125,7 @@ std::string seed_comparison_text(const SeedRuns& r) {
   const int pct = static_cast<int>(std::lround(r.level * 100));
   std::string out = r.scenario + ": " + std::to_string(r.profiles.size()) + " profiles \u00d7 " +
                     std::to_string(r.seeds.size()) + " seeds (" + seeds_text(r.seeds) +
-                    "); means with " + std::to_string(pct) +
-                    "% confidence intervals (Student t)\n";
+                    "); means with " + std::to_string(pct) + "% confidence intervals (Student t)\n";
   const size_t w0 = 22, w = 30;
   out += pad("metric", w0);
   for (const std::string& p : r.profiles) out += pad(p, w);
@@ -139,16 +138,14 @@ std::string seed_comparison_text(const SeedRuns& r) {
     out += "\n";
   }
   if (r.profiles.size() < 2) return out;
-  out += "paired against " + r.profiles.front() +
-         " on the same seeds: mean difference [" + std::to_string(pct) +
-         "% CI]; sign test: seeds higher+/lower\u2212/equal=, two-sided p\n";
+  out += "paired against " + r.profiles.front() + " on the same seeds: mean difference [" +
+         std::to_string(pct) + "% CI]; sign test: seeds higher+/lower\u2212/equal=, two-sided p\n";
   for (const KeyMetric* m : metrics) {
     const std::vector<double> ref = values_of(r, 0, *m);
     out += pad(m->label, w0);
     for (size_t p = 1; p < r.profiles.size(); ++p) {
       const PairedComparison d = paired_comparison(ref, values_of(r, p, *m), r.level);
-      out += pad(r.profiles[p] + " " + diff_text(d, m->format) + " (" + sign_text(d) + ")",
-                 2 * w);
+      out += pad(r.profiles[p] + " " + diff_text(d, m->format) + " (" + sign_text(d) + ")", 2 * w);
     }
     out += "\n";
   }
@@ -169,13 +166,15 @@ void add_seed_comparison(Document& doc, const SeedRuns& r) {
   for (const std::string& p : r.profiles) t.columns.push_back(p);
   t.row_headers = true;
   for (const KeyMetric* m : metrics) {
-    std::vector<Cell> row{
-        Cell(m->label + (m->better < 0 ? " \u2193" : m->better > 0 ? " \u2191" : ""))};
+    std::vector<Cell> row{Cell(m->label + (m->better < 0   ? " \u2193"
+                                           : m->better > 0 ? " \u2191"
+                                                           : ""))};
     for (size_t p = 0; p < r.profiles.size(); ++p) {
       const MeanCI c = mean_ci(values_of(r, p, *m), r.level);
       Cell cell(c.mean, m->format);
       if (std::isfinite(c.lo))
-        cell.note = "[" + format_value(c.lo, m->format) + ", " + format_value(c.hi, m->format) + "]";
+        cell.note =
+            "[" + format_value(c.lo, m->format) + ", " + format_value(c.hi, m->format) + "]";
       row.push_back(std::move(cell));
     }
     t.add_row(std::move(row));
@@ -249,9 +248,8 @@ std::vector<uint64_t> parse_seed_list(const std::string& text, size_t max_seeds)
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
-    const std::string_view item =
-        std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos
-                                                                          : comma - start);
+    const std::string_view item = std::string_view(text).substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
     const size_t dots = item.find("..");
     if (dots == std::string_view::npos) {
       add(number(item));

@@ -50,16 +50,16 @@ std::string reading(const KeyMetric& m, const std::vector<RunData>& runs,
                     const std::vector<double>& unfinished) {
   const std::vector<size_t> low = extreme(v, -1), high = extreme(v, +1);
   if (low.empty()) return "no run has it";
-  if (v[low[0]] == v[high[0]]) return "the same in every run (" + format_value(v[low[0]], m.format) + ")";
+  if (v[low[0]] == v[high[0]])
+    return "the same in every run (" + format_value(v[low[0]], m.format) + ")";
   const std::vector<size_t>& best = m.better < 0 ? low : high;
   const std::vector<size_t>& worst = m.better < 0 ? high : low;
   if (m.better == 0) {
     return "from " + format_value(v[low[0]], m.format) + " (" + names(runs, low) + ") to " +
-           format_value(v[high[0]], m.format) + " (" + names(runs, high) + "); not ranked: " +
-           m.meaning;
+           format_value(v[high[0]], m.format) + " (" + names(runs, high) +
+           "); not ranked: " + m.meaning;
   }
-  std::string s = "best: " + names(runs, best) + " (" +
-                  format_value(v[best[0]], m.format);
+  std::string s = "best: " + names(runs, best) + " (" + format_value(v[best[0]], m.format);
   const bool baseline_best = std::find(best.begin(), best.end(), baseline) != best.end();
   if (!baseline_best && std::isfinite(v[baseline]))
     s += ", " + difference(m, v[best[0]], v[baseline]) + " vs " + runs[baseline].label;
@@ -88,12 +88,13 @@ void verdict_section(Document& doc, const std::vector<RunData>& runs, size_t bas
   for (const RunData& r : runs) any = any || r.summary.is_object();
   if (!any) return;
   doc.section("Verdict");
-  doc.paragraph("Key metrics, one column per run. The best value of each ranked metric is marked; "
-                "the line under a value is its difference against the baseline, " +
-                runs[baseline].label +
-                " (orrery report --baseline). Delay and pending percentiles cover finished "
-                "jobs and bound pods only, so read them with the unfinished and never-bound "
-                "rows.");
+  doc.paragraph(
+      "Key metrics, one column per run. The best value of each ranked metric is marked; "
+      "the line under a value is its difference against the baseline, " +
+      runs[baseline].label +
+      " (orrery report --baseline). Delay and pending percentiles cover finished "
+      "jobs and bound pods only, so read them with the unfinished and never-bound "
+      "rows.");
   Table t;
   t.columns.push_back("metric");
   for (const RunData& r : runs)
@@ -132,8 +133,8 @@ void verdict_section(Document& doc, const std::vector<RunData>& runs, size_t bas
       if (i != baseline) c.note = difference(m, v[i], v[baseline]);
       row.push_back(std::move(c));
     }
-    row.push_back(Cell(reading(m, runs, v, baseline,
-                               m.key.starts_with("jobs") ? jobs_unfinished : pods_unbound)));
+    row.push_back(Cell(
+        reading(m, runs, v, baseline, m.key.starts_with("jobs") ? jobs_unfinished : pods_unbound)));
     t.add_row(std::move(row));
   }
   doc.table(t);

@@ -104,7 +104,8 @@ Json run_setup(const Scenario& sc, uint64_t seed, Time duration,
   out["workloads"] = workloads_json(sc);
   Json ps = Json::array();
   for (const std::string& p : policies)
-    ps.push_back(Json{{"name", p}, {"description", registry.has(p) ? registry.description(p) : ""}});
+    ps.push_back(
+        Json{{"name", p}, {"description", registry.has(p) ? registry.description(p) : ""}});
   out["policies"] = ps;
   return out;
 }

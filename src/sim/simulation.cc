@@ -8,8 +8,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "sim/setup.h"
 #include "core/files.h"
+#include "sim/setup.h"
 
 namespace orrery::sim {
 
@@ -80,8 +80,8 @@ Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& polic
   {
     std::vector<std::string> names;
     for (const auto& slot : policies_) names.push_back(slot->name);
-    setup_ = run_setup(sc_, seed_, opt_.duration > 0 ? opt_.duration : sc_.duration, names,
-                       policies);
+    setup_ =
+        run_setup(sc_, seed_, opt_.duration > 0 ? opt_.duration : sc_.duration, names, policies);
   }
   build_workloads();
   build_events();

@@ -134,16 +134,17 @@ TEST(ResultsCli, CompareSeedsGivesStudentIntervalsAndPairedDifferences) {
 
 TEST(ResultsCli, CompareSeedsAndBaselineInputErrors) {
   Scratch s("bad");
-  const std::string demo = kSource + "/scenarios/demo.yaml --profiles kube-default,bef --out " +
-                           s.path("x");
+  const std::string demo =
+      kSource + "/scenarios/demo.yaml --profiles kube-default,bef --out " + s.path("x");
   for (const auto& [args, message] :
        {std::pair{" --seeds 5..1", "--seeds: the range 5..1 is empty"},
         std::pair{" --seeds 1,x", "--seeds: \"x\" is not a non-negative integer"},
         std::pair{" --seeds 1,1", "--seeds: seed 1 given twice"},
         std::pair{" --seeds 1..5000", "--seeds: more than 1000 seeds"},
         std::pair{" --seeds 1..2 --seed 3", "--seed and --seeds: give one of them"},
-        std::pair{" --baseline bfe", "--baseline: \"bfe\" is not one of --profiles (did you "
-                                     "mean \"bef\"?)"}}) {
+        std::pair{" --baseline bfe",
+                  "--baseline: \"bfe\" is not one of --profiles (did you "
+                  "mean \"bef\"?)"}}) {
     const auto r = run_orrery("compare " + demo + args);
     EXPECT_EQ(r.code, 1) << args << ": " << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;

@@ -172,11 +172,11 @@ TEST(RunReport, RunsWithoutAFileTheOthersHaveAreNamed) {
   const std::string html = slurp(s.path("r.html"));
   ASSERT_TRUE(check_xml(html).ok);
   const std::string megha = "syn_250 \u00b7 megha-rand \u00b7 seed 3";
-  EXPECT_NE(html.find("Not every run wrote the same files: jobs-only without summary.json; " +
-                      megha + ", jobs-only without pods.csv; " + megha +
-                      ", jobs-only without timeseries.csv; " + megha +
-                      ", jobs-only without edge_ratio.csv."),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("Not every run wrote the same files: jobs-only without summary.json; " + megha +
+                ", jobs-only without pods.csv; " + megha + ", jobs-only without timeseries.csv; " +
+                megha + ", jobs-only without edge_ratio.csv."),
+      std::string::npos);
   for (const std::string& note : {"Not shown here (no pods.csv): " + megha + ", jobs-only.",
                                   "Not shown here (no timeseries.csv): " + megha + ", jobs-only.",
                                   "Not shown here (no edge_ratio.csv): " + megha + ", jobs-only.",

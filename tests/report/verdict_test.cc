@@ -174,9 +174,9 @@ TEST(Counters, MigrationsAndRestartsAgreeAcrossSummaryCsvAndReport) {
   const std::string html = slurp(s.path("r.html"));
   const size_t row = html.find(">pods migrated</th>");
   ASSERT_NE(row, std::string::npos);
-  EXPECT_NE(html.find("title=\"" + std::to_string(migrated) + "\">" + std::to_string(migrated),
-                      row),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("title=\"" + std::to_string(migrated) + "\">" + std::to_string(migrated), row),
+      std::string::npos);
   const size_t failures = html.find(">pod failures \u2193</th>");
   ASSERT_NE(failures, std::string::npos);
   EXPECT_NE(html.find("title=\"0\">0<", failures), std::string::npos);
