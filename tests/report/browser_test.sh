@@ -111,13 +111,13 @@ python3 - "$work/demo/report.html" "$work" <<'PY' || fail "cannot cut the report
 import re, sys
 html = open(sys.argv[1], encoding="utf-8").read()
 head = html[: html.index("<body>") + len("<body>")]
-for name, heading in [("jobs", "Jobs"), ("pods", "Pods"), ("timeseries", "Cluster over time")]:
+for name, heading in [("jobs", "Jobs"), ("timeseries", "Cluster over time")]:
     m = re.search(r'<section id="s\d+">\n<h2>' + re.escape(heading) + r'</h2>.*?</section>', html, re.S)
     assert m, heading
     open(sys.argv[2] + "/section-" + name + ".html", "w", encoding="utf-8").write(
         head + m.group(0) + "</body></html>\n")
 PY
-for shot in verdict:demo/report.html jobs:section-jobs.html pods:section-pods.html \
+for shot in verdict:demo/report.html jobs:section-jobs.html \
   timeseries:section-timeseries.html; do
   name=${shot%%:*}
   chromium_run "shot-$name" --window-size=1280,1000 --hide-scrollbars \
