@@ -252,12 +252,13 @@ void missing_note(Document& doc, const std::vector<RunData>& runs, const std::st
 void runs_section(Document& doc, const std::vector<RunData>& runs) {
   doc.section("Runs");
   Table t;
-  t.columns = {"run", "directory", "files"};
+  // Labels leave out what all runs share; the table says it in full.
+  t.columns = {"run", "scenario", "policy", "seed", "directory", "files"};
   t.row_headers = true;
   for (const RunData& r : runs) {
     std::string files;
     for (const std::string& f : r.files) files += (files.empty() ? "" : ", ") + f;
-    t.add_row({r.label, r.dir, files});
+    t.add_row({r.label, r.scenario, r.policy, r.seed, r.dir, files});
   }
   doc.table(t);
   std::string missing;
