@@ -94,21 +94,6 @@ MeanCI mean_ci(const std::vector<double>& values, double level) {
   return out;
 }
 
-double sign_test_p(size_t plus, size_t minus) {
-  const size_t n = plus + minus;
-  if (n == 0) return kNaN;
-  const size_t k = std::min(plus, minus);
-  // Σ_{i<=k} C(n, i) / 2^n, in logs so large n does not overflow.
-  double tail = 0;
-  for (size_t i = 0; i <= k; ++i) {
-    const double log_c = std::lgamma(static_cast<double>(n) + 1) -
-                         std::lgamma(static_cast<double>(i) + 1) -
-                         std::lgamma(static_cast<double>(n - i) + 1);
-    tail += std::exp(log_c - static_cast<double>(n) * std::log(2.0));
-  }
-  return std::min(1.0, 2 * tail);
-}
-
 PairedComparison paired_comparison(const std::vector<double>& a, const std::vector<double>& b,
                                    double level) {
   PairedComparison out;
@@ -126,7 +111,7 @@ PairedComparison paired_comparison(const std::vector<double>& a, const std::vect
     }
   }
   out.diff = mean_ci(diffs, level);
-  out.sign_p = sign_test_p(out.plus, out.minus);
+  out.sign_p = out.plus + out.minus == 0 ? kNaN : sign_test_p(out.plus, out.minus);
   return out;
 }
 

@@ -1,10 +1,15 @@
-// Small-sample inference for comparing policies over seeds: Student-t confidence intervals of a
-// mean, paired differences, and the exact two-sided sign test. Values that are NaN (a statistic
+// Small-sample inference for comparing policies over seeds (`orrery compare --seeds`): exact
+// Student-t quantiles and confidence intervals of a mean at any level, paired differences, and
+// the exact two-sided sign test (core/paired_stats.h, which the reproductions use with tabled
+// 97.5 % quantiles; the two could share student_t_quantile, which would change the repro
+// outputs in their fourth digit). Values that are NaN (a statistic
 // of an empty set in some run) are left out; a pair is used only when both values exist.
 #pragma once
 
 #include <cstddef>
 #include <vector>
+
+#include "core/paired_stats.h"
 
 namespace orrery {
 
@@ -23,13 +28,12 @@ struct MeanCI {
 };
 MeanCI mean_ci(const std::vector<double>& values, double level = 0.95);
 
-// The exact two-sided sign test of "positive and negative differences are equally likely":
-// p = min(1, 2 · P(X <= min(plus, minus))) for X ~ Binomial(plus + minus, 1/2). NaN when there
-// is no non-zero difference.
-double sign_test_p(size_t plus, size_t minus);
+// The exact two-sided sign test is core/paired_stats.h's sign_test_p(plus, minus):
+// p = min(1, 2 · P(X <= min(plus, minus))) for X ~ Binomial(plus + minus, 1/2).
 
 // Paired comparison of b against a (same seeds, same order): the differences b_i − a_i with
-// their mean and CI, and how many were positive, negative or zero, with the sign test's p.
+// their mean and CI, and how many were positive, negative or zero, with the sign test's p (NaN
+// when no difference is non-zero).
 struct PairedComparison {
   MeanCI diff;
   size_t plus = 0, minus = 0, ties = 0;

@@ -62,7 +62,8 @@ TEST(SignTest, ExactTwoSidedPValueAgainstPascalsTriangle) {
   EXPECT_NEAR(sign_test_p(8, 2), 2.0 * (1 + 10 + 45) / 1024, 1e-15);  // 0.109375
   EXPECT_NEAR(sign_test_p(0, 5), 2.0 / 32, 1e-15);
   EXPECT_EQ(sign_test_p(3, 3), 1.0);
-  EXPECT_TRUE(std::isnan(sign_test_p(0, 0)));
+  EXPECT_EQ(sign_test_p(0, 0), 1.0);
+  EXPECT_TRUE(std::isnan(paired_comparison({1, 2}, {1, 2}).sign_p));  // no non-zero difference
   std::vector<std::vector<double>> pascal{{1}};
   for (size_t n = 1; n <= 40; ++n) {
     std::vector<double> row(n + 1, 1);
