@@ -121,9 +121,9 @@ void print_federated_summary(const sim::Json& s, const std::string& dir) {
       "inconsistencies, %.2f s wall\nwrote %s/summary.json, jobs.csv, timeseries.csv\n",
       s["profile"].get<std::string>().c_str(), s["scenario"].get<std::string>().c_str(),
       s["cluster"]["workers"].get<size_t>(), s["jobs"]["count"].get<size_t>(),
-      report::format_value(s["jobs"]["delay_p50_s"], Format::kSeconds).c_str(),
-      report::format_value(s["jobs"]["delay_p99_s"], Format::kSeconds).c_str(),
-      report::format_value(s["utilization"]["cpu_mean"], Format::kPercent).c_str(),
+      report::format_value(number_or_nan(s["jobs"]["delay_p50_s"]), Format::kSeconds).c_str(),
+      report::format_value(number_or_nan(s["jobs"]["delay_p99_s"]), Format::kSeconds).c_str(),
+      report::format_value(number_or_nan(s["utilization"]["cpu_mean"]), Format::kPercent).c_str(),
       static_cast<unsigned long long>(s["inconsistencies"].get<uint64_t>()),
       s["wall_time_s"].get<double>(), dir.c_str());
 }

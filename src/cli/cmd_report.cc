@@ -15,6 +15,7 @@ void register_report(CLI::App& root, CommandTable& table) {
     std::vector<std::string> dirs;
     std::string out;
     std::string title;
+    std::string baseline;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
@@ -25,11 +26,16 @@ void register_report(CLI::App& root, CommandTable& table) {
       ->required();
   app->add_option("--out,-o", opts->out, "Output HTML file")->required();
   app->add_option("--title", opts->title, "Report title (default: \"orrery run report\")");
+  app->add_option("--baseline", opts->baseline,
+                  "Run the verdict compares against, by label or policy (default: kube-default "
+                  "when present, else the first run)");
   app->footer(
-      "Several directories are compared side by side: summary table, overlaid CDFs of job "
-      "delay and pod pending time, overlaid time series. Runs are labelled by their profile.");
+      "Several directories are compared side by side: a verdict table (key metrics, best "
+      "marked, differences against the baseline), the setup, CDFs of job delay and pod pending "
+      "time with unfinished work shown, time series as small multiples. Runs are labelled by "
+      "policy, with scenario and seed when those differ (docs/report.md).");
   table.push_back({app, [opts] {
-                     report::write_run_report(opts->dirs, opts->out, opts->title);
+                     report::write_run_report(opts->dirs, opts->out, opts->title, opts->baseline);
                      std::error_code ec;
                      const auto size = std::filesystem::file_size(opts->out, ec);
                      std::printf("wrote %s (%zu run%s, %.0f KB)\n", opts->out.c_str(),

@@ -567,6 +567,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   Scenario s;
   s.source = source;
   s.name = root.str_or("name", std::filesystem::path(source).stem().string());
+  s.description = root.str_or("description", "");
   if (root.has("seed")) {
     const int64_t seed = root.child("seed").i64();
     if (seed < 0) root.child("seed").fail("expected a non-negative seed");

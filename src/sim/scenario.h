@@ -88,7 +88,8 @@ struct NodeEventDef {
 
 struct Scenario {
   std::string name;
-  std::string source;  // file name ("" when built in code)
+  std::string description;  // one line, shown in reports ("" when none)
+  std::string source;       // file name ("" when built in code)
   uint64_t seed = 1;
   Time duration = 0;  // 0: until every finite workload is done
   std::vector<SchedulerDef> schedulers{SchedulerDef{}};

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "sim/setup.h"
 
 namespace orrery::sim {
 
@@ -76,6 +77,12 @@ Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& polic
     policies_.push_back(std::move(slot));
   }
   policy_name_ = policies_.front()->name;
+  {
+    std::vector<std::string> names;
+    for (const auto& slot : policies_) names.push_back(slot->name);
+    setup_ =
+        run_setup(sc_, seed_, opt_.duration > 0 ? opt_.duration : sc_.duration, names, policies);
+  }
   build_workloads();
   build_events();
 }
@@ -340,6 +347,7 @@ void Simulation::write_outputs(const std::string& dir) const {
   if (recorder_->has_edge() && !deployments_.empty()) {
     write_file_atomic(dir + "/edge_ratio.csv", recorder_->edge_ratio_csv());
   }
+  write_file_atomic(dir + "/setup.json", setup_.dump(2) + "\n");
   write_file_atomic(dir + "/summary.json", summary_text(summary()));
 }
 
