@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "policies/kubedsm/repro.h"
 
 namespace orrery::cli {
@@ -15,13 +16,15 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
       "KubeDSM (Pashaeehir et al.): edge ratio of KubeDSM vs K8S and the Sencillo baselines "
       "(Figs 4-5, 8-9), migration variants (Fig. 10), QoS scenarios (Fig. 11)");
   auto opts = std::make_shared<kubedsm::ReproOptions>();
+  auto output = std::make_shared<std::string>("table");
+  add_output_option(app, output.get());
   app->add_option("--out", opts->out_dir, "Output directory (kubedsm.html, CSV, JSON)")->required();
   app->add_flag("--quick", opts->quick, "Fewer scenarios and 3 seeds (a few seconds)");
   app->add_option("--seeds", opts->seeds, "Seeds per point (default 20, or 3 with --quick)")
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", opts->threads, "Simulations run in parallel (default 2)")
       ->check(CLI::Range(1, 256));
-  table.push_back({app, [opts]() {
+  table.push_back({app, [opts, output]() {
                      kubedsm::ReproOptions o = *opts;
                      if (isatty(fileno(stderr)))
                        o.progress = [](size_t done, size_t total) {
@@ -30,6 +33,13 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
                          if (done == total) std::fprintf(stderr, "\n");
                        };
                      const kubedsm::ReproResult r = kubedsm::run_repro(o);
+                     if (*output != "table") {
+                       print_document(Json{{"report", r.html},
+                                           {"simulations", r.runs},
+                                           {"wall_time_s", r.wall_s}},
+                                      *output);
+                       return 0;
+                     }
                      std::printf("wrote %s (%zu simulations, %.1f s)\n", r.html.c_str(), r.runs,
                                  r.wall_s);
                      return 0;

@@ -26,6 +26,7 @@ using Registration = void (*)(CLI::App&, CommandTable&);
 const Registration kRegistrations[] = {
     register_version,   register_report, register_schedule,
     register_federated, register_sim,    register_kubedsm,
+    register_completion,
 };
 
 // The first word is a command: an unknown one is an error with the closest command's name.

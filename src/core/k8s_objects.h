@@ -55,6 +55,9 @@ struct K8sObjects {
   // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
   // or "" (see k8s_warnings).
   std::string labelled_namespace_selector;
+  // "FILE:LINE: path: ..." of the first node resource whose name no pod could request
+  // (core/k8s_names.h), or "" (see k8s_warnings).
+  std::string doubtful_resource_name;
 };
 
 // Reads objects from a file; throws InputError on unreadable files or malformed content.
@@ -71,7 +74,8 @@ ClusterState build_cluster(const K8sObjects& objects);
 
 // Warnings about the (merged) objects: a namespaceSelector that names labels while the input has
 // no Namespace objects (every namespace is then taken to have no labels, as kube-scheduler does
-// for a namespace it cannot find). At most one line per kind of problem.
+// for a namespace it cannot find); a node resource name that is neither standard nor a
+// domain-prefixed extended resource. At most one line per kind of problem.
 std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is
