@@ -54,10 +54,13 @@ constexpr int64_t kInt32Max = 2147483647;
 int32_t int32_count(const Ctx& c, int64_t min) {
   return static_cast<int32_t>(bounded_count(c, min, kInt32Max));
 }
-// A number of pods: at most the pods limit (and 32 bits).
+// A count of `unit` held in 32 bits: at most `limit` (an input limit) when that is lower.
+int32_t limited_count(const Ctx& c, int64_t min, int64_t limit, const std::string& unit) {
+  if (limit < kInt32Max) return static_cast<int32_t>(bounded_count(c, min, limit, unit));
+  return int32_count(c, min);
+}
 int32_t pod_count(const Ctx& c, int64_t min) {
-  return static_cast<int32_t>(
-      bounded_count(c, min, std::min(input_limits().pods, kInt32Max), "pods"));
+  return limited_count(c, min, input_limits().pods, "pods");
 }
 
 std::string resolve(const std::string& base_dir, const std::string& file) {
@@ -205,8 +208,7 @@ NodeGroup parse_node_group(const Ctx& c) {
   if (!c.has("name")) c.fail("node group without a name");
   g.name = c.child("name").str();
   if (c.has("count")) {
-    g.count = static_cast<int>(
-        bounded_count(c.child("count"), 0, std::min(input_limits().nodes, kInt32Max), "nodes"));
+    g.count = limited_count(c.child("count"), 0, input_limits().nodes, "nodes");
   }
   Node& n = g.tmpl;
   if (!c.has("cpu")) c.fail("node group \"" + g.name + "\" needs cpu");
