@@ -83,19 +83,18 @@ std::string bash_script(const std::vector<Node>& tree) {
     s += "    \"" + n.path + "\") subs=\"" + join(names(n)) + "\"; opts=\"" + join(n.options) +
          "\"; formats=\"" + join(n.formats) + "\" ;;\n";
   }
-  s +=
-      "  esac\n"
-      "  if [[ -n \"$formats\" && ( \"$prev\" == \"-o\" || \"$prev\" == \"--output\" ) ]]; then\n"
-      "    COMPREPLY=($(compgen -W \"$formats\" -- \"$cur\"))\n"
-      "  elif [[ \"$cur\" == -* ]]; then\n"
-      "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
-      "  elif [[ -n \"$subs\" ]]; then\n"
-      "    COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n"
-      "  else\n"
-      "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-      "  fi\n"
-      "}\n"
-      "complete -o filenames -F _orrery orrery\n";
+  s += "  esac\n"
+       "  if [[ -n \"$formats\" && ( \"$prev\" == \"-o\" || \"$prev\" == \"--output\" ) ]]; then\n"
+       "    COMPREPLY=($(compgen -W \"$formats\" -- \"$cur\"))\n"
+       "  elif [[ \"$cur\" == -* ]]; then\n"
+       "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+       "  elif [[ -n \"$subs\" ]]; then\n"
+       "    COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n"
+       "  else\n"
+       "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+       "  fi\n"
+       "}\n"
+       "complete -o filenames -F _orrery orrery\n";
   return s;
 }
 
@@ -120,11 +119,10 @@ std::string zsh_script(const std::vector<Node>& tree) {
     if (n.path.empty()) continue;
     s += "      \"" + n.path + "\") path_=\"" + n.path + "\" ;;\n";
   }
-  s +=
-      "    esac\n"
-      "  done\n"
-      "  local -a subs opts formats\n"
-      "  case \"$path_\" in\n";
+  s += "    esac\n"
+       "  done\n"
+       "  local -a subs opts formats\n"
+       "  case \"$path_\" in\n";
   for (const Node& n : tree) {
     std::string subs;
     for (const auto& [name, desc] : n.subcommands) {
@@ -135,24 +133,23 @@ std::string zsh_script(const std::vector<Node>& tree) {
     s += "    \"" + n.path + "\") subs=(" + subs + " ); opts=(" + join(n.options) +
          " ); formats=(" + join(n.formats) + " ) ;;\n";
   }
-  s +=
-      "  esac\n"
-      "  if (( ${#formats} )) && [[ ${words[CURRENT-1]} == -o || ${words[CURRENT-1]} == --output "
-      "]]; then\n"
-      "    compadd -- $formats\n"
-      "  elif [[ ${words[CURRENT]} == -* ]]; then\n"
-      "    compadd -- $opts\n"
-      "  elif (( ${#subs} )); then\n"
-      "    _describe 'command' subs\n"
-      "  else\n"
-      "    _files\n"
-      "  fi\n"
-      "}\n"
-      "if [[ \"${funcstack[1]}\" == _orrery ]]; then\n"
-      "  _orrery \"$@\"\n"
-      "else\n"
-      "  compdef _orrery orrery\n"
-      "fi\n";
+  s += "  esac\n"
+       "  if (( ${#formats} )) && [[ ${words[CURRENT-1]} == -o || ${words[CURRENT-1]} == --output "
+       "]]; then\n"
+       "    compadd -- $formats\n"
+       "  elif [[ ${words[CURRENT]} == -* ]]; then\n"
+       "    compadd -- $opts\n"
+       "  elif (( ${#subs} )); then\n"
+       "    _describe 'command' subs\n"
+       "  else\n"
+       "    _files\n"
+       "  fi\n"
+       "}\n"
+       "if [[ \"${funcstack[1]}\" == _orrery ]]; then\n"
+       "  _orrery \"$@\"\n"
+       "else\n"
+       "  compdef _orrery orrery\n"
+       "fi\n";
   return s;
 }
 
@@ -162,7 +159,9 @@ void register_completion(CLI::App& root, CommandTable& table) {
   auto shell = std::make_shared<std::string>();
   CLI::App* app = root.add_subcommand(
       "completion", "Print a shell completion script: source <(orrery completion bash)");
-  app->add_option("shell", *shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  app->add_option("shell", *shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
   app->footer(
       "bash: source <(orrery completion bash), or save it under "
       "/etc/bash_completion.d/orrery. zsh: orrery completion zsh > \"${fpath[1]}/_orrery\", "

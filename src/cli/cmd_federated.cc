@@ -213,10 +213,11 @@ void register_federated(CLI::App& root, CommandTable& table) {
          const federated::ReproResult res = federated::run_repro(r);
          if (opts->output != "table") {
            // DIR/summary.json: the means over seeds beside the paper's numbers.
-           print_document(Json{{"report", res.report},
-                               {"runs", res.runs},
-                               {"summary", Json::parse(read_text_file(r.out_dir + "/summary.json"))}},
-                          opts->output);
+           print_document(
+               Json{{"report", res.report},
+                    {"runs", res.runs},
+                    {"summary", Json::parse(read_text_file(r.out_dir + "/summary.json"))}},
+               opts->output);
            return 0;
          }
          std::printf("%zu runs; report: %s\n", res.runs, res.report.c_str());

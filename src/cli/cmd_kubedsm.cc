@@ -24,26 +24,25 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", opts->threads, "Simulations run in parallel (default 2)")
       ->check(CLI::Range(1, 256));
-  table.push_back({app, [opts, output]() {
-                     kubedsm::ReproOptions o = *opts;
-                     if (isatty(fileno(stderr)))
-                       o.progress = [](size_t done, size_t total) {
-                         if (done % 100 == 0 || done == total)
-                           std::fprintf(stderr, "\rkubedsm: %zu/%zu simulations", done, total);
-                         if (done == total) std::fprintf(stderr, "\n");
-                       };
-                     const kubedsm::ReproResult r = kubedsm::run_repro(o);
-                     if (*output != "table") {
-                       print_document(Json{{"report", r.html},
-                                           {"simulations", r.runs},
-                                           {"wall_time_s", r.wall_s}},
-                                      *output);
-                       return 0;
-                     }
-                     std::printf("wrote %s (%zu simulations, %.1f s)\n", r.html.c_str(), r.runs,
-                                 r.wall_s);
-                     return 0;
-                   }});
+  table.push_back(
+      {app, [opts, output]() {
+         kubedsm::ReproOptions o = *opts;
+         if (isatty(fileno(stderr)))
+           o.progress = [](size_t done, size_t total) {
+             if (done % 100 == 0 || done == total)
+               std::fprintf(stderr, "\rkubedsm: %zu/%zu simulations", done, total);
+             if (done == total) std::fprintf(stderr, "\n");
+           };
+         const kubedsm::ReproResult r = kubedsm::run_repro(o);
+         if (*output != "table") {
+           print_document(
+               Json{{"report", r.html}, {"simulations", r.runs}, {"wall_time_s", r.wall_s}},
+               *output);
+           return 0;
+         }
+         std::printf("wrote %s (%zu simulations, %.1f s)\n", r.html.c_str(), r.runs, r.wall_s);
+         return 0;
+       }});
 }
 
 }  // namespace orrery::cli

@@ -225,7 +225,8 @@ void print_score_table(const ordered_json& j) {
   std::vector<std::vector<std::string>> rows = {{"NODE", "FEASIBLE", "TOTAL", "REASONS"}};
   for (const ordered_json& n : j["nodes"]) {
     std::string reasons;
-    for (const auto& r : n["reasons"]) reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+    for (const auto& r : n["reasons"])
+      reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
     rows.push_back({n["node"].get<std::string>(), n["feasible"].get<bool>() ? "yes" : "no",
                     n["feasible"].get<bool>() ? std::to_string(n["total"].get<int64_t>()) : "-",
                     reasons});

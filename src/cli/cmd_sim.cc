@@ -316,52 +316,50 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->footer(
       "Writes DIR/summary.json (last), jobs.csv, pods.csv, timeseries.csv and edge_ratio.csv "
       "(when the cluster has edge nodes). See docs/simulator.md.");
-  table.push_back({sim_app, [so] {
-                     const fw::PolicyRegistry reg = simulation_policies();
-                     if (so->list) {
-                       std::printf("%s", policies::name_list(true).c_str());
-                       return 0;
-                     }
-                     if (federated_sim_requested(so->federated)) {
-                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
-                           !so->queue_mode.empty()) {
-                         throw InputError(
-                             "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
-                             "configuration sets the workers): drop the scenario, --workers, "
-                             "--profile and --queue-mode");
-                       }
-                       if (!so->out.empty()) clear_old_summary(so->out);
-                       return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
-                                                so->flags.no_wall_clock, so->flags.quiet,
-                                                so->flags.output);
-                     }
-                     if (so->scenario.empty() == so->trace.empty()) {
-                       throw InputError("give a scenario file or --trace FILE (one of them)");
-                     }
-                     if (!so->trace.empty() && so->workers <= 0) {
-                       throw InputError("--trace needs --workers N (a positive number)");
-                     }
-                     if (so->out.empty()) throw InputError("--out DIR is required");
-                     if (!so->profile.empty()) reject_architecture("--profile", so->profile);
-                     if (!so->profile.empty() && !reg.has(so->profile)) {
-                       throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
-                                        did_you_mean(so->profile, reg.names()) +
-                                        "; known policies:\n" + policy_list());
-                     }
-                     clear_old_summary(so->out);
-                     sim::Scenario sc = so->trace.empty()
-                                            ? sim::load_scenario(so->scenario)
-                                            : sim::trace_scenario(so->trace, so->workers);
-                     if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
-                     const Json s =
-                         run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
-                     if (!so->flags.table()) {
-                       print_document(s, so->flags.output);
-                     } else if (!so->flags.quiet) {
-                       print_summary(s, so->out);
-                     }
-                     return 0;
-                   }});
+  table.push_back(
+      {sim_app, [so] {
+         const fw::PolicyRegistry reg = simulation_policies();
+         if (so->list) {
+           std::printf("%s", policies::name_list(true).c_str());
+           return 0;
+         }
+         if (federated_sim_requested(so->federated)) {
+           if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
+               !so->queue_mode.empty()) {
+             throw InputError(
+                 "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
+                 "configuration sets the workers): drop the scenario, --workers, "
+                 "--profile and --queue-mode");
+           }
+           if (!so->out.empty()) clear_old_summary(so->out);
+           return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
+                                    so->flags.no_wall_clock, so->flags.quiet, so->flags.output);
+         }
+         if (so->scenario.empty() == so->trace.empty()) {
+           throw InputError("give a scenario file or --trace FILE (one of them)");
+         }
+         if (!so->trace.empty() && so->workers <= 0) {
+           throw InputError("--trace needs --workers N (a positive number)");
+         }
+         if (so->out.empty()) throw InputError("--out DIR is required");
+         if (!so->profile.empty()) reject_architecture("--profile", so->profile);
+         if (!so->profile.empty() && !reg.has(so->profile)) {
+           throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
+                            did_you_mean(so->profile, reg.names()) + "; known policies:\n" +
+                            policy_list());
+         }
+         clear_old_summary(so->out);
+         sim::Scenario sc = so->trace.empty() ? sim::load_scenario(so->scenario)
+                                              : sim::trace_scenario(so->trace, so->workers);
+         if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
+         const Json s = run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
+         if (!so->flags.table()) {
+           print_document(s, so->flags.output);
+         } else if (!so->flags.quiet) {
+           print_summary(s, so->out);
+         }
+         return 0;
+       }});
 
   // ---- orrery compare ----
   struct CompareOptions {

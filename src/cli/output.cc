@@ -15,10 +15,10 @@ namespace {
 // string (YAML 1.1/1.2 core schema words and numbers), or is not a valid plain scalar.
 bool needs_quotes(const std::string& s) {
   if (s.empty()) return true;
-  static const char* const kWords[] = {"null", "Null", "NULL", "~",   "true", "True", "TRUE",
-                                       "false", "False", "FALSE", "yes", "Yes", "YES", "no",
-                                       "No",   "NO",   "on",   "On",  "ON",  "off", "Off", "OFF",
-                                       "y",    "Y",    "n",    "N"};
+  static const char* const kWords[] = {"null",  "Null",  "NULL",  "~",   "true", "True", "TRUE",
+                                       "false", "False", "FALSE", "yes", "Yes",  "YES",  "no",
+                                       "No",    "NO",    "on",    "On",  "ON",   "off",  "Off",
+                                       "OFF",   "y",     "Y",     "n",   "N"};
   for (const char* w : kWords)
     if (s == w) return true;
   char* end = nullptr;
@@ -26,8 +26,8 @@ bool needs_quotes(const std::string& s) {
   if (end == s.c_str() + s.size()) return true;  // a number
   const std::string lower = s.substr(0, 4);
   return s.front() == ' ' || s.back() == ' ' || s.find(": ") != std::string::npos ||
-         s.find(" #") != std::string::npos || std::string("-?:,[]{}#&*!|>'\"%@`").find(s.front()) !=
-                                                  std::string::npos ||
+         s.find(" #") != std::string::npos ||
+         std::string("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string::npos ||
          lower == ".nan" || lower == ".inf";
 }
 
@@ -54,9 +54,7 @@ void emit(YAML::Emitter& out, const Json& j) {
       out << s;
       break;
     }
-    case Json::value_t::null:
-      out << YAML::Null;
-      break;
+    case Json::value_t::null: out << YAML::Null; break;
     default:  // numbers and booleans: as JSON writes them
       out << j.dump();
       break;

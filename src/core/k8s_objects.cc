@@ -438,7 +438,8 @@ Container read_container(const Ctx& c, bool init) {
   Ctx res = c.child("resources");
   if (res.defined()) {
     res.expect_map();
-    k.requests = read_resource_list(res.child("requests"), ResourceNames::kContainer, &k.requests_set);
+    k.requests =
+        read_resource_list(res.child("requests"), ResourceNames::kContainer, &k.requests_set);
     uint32_t limits_set = 0;
     k.limits = read_resource_list(res.child("limits"), ResourceNames::kContainer, &limits_set);
     // API defaulting: a limit without a request sets the request.
@@ -582,12 +583,12 @@ Node read_node(const Ctx& c, std::string* warning = nullptr) {
   bool has_alloc = false;
   if (status.defined()) {
     status.expect_map();
-    n.capacity = read_resource_list(status.child("capacity"), ResourceNames::kNode, nullptr, warning);
+    n.capacity =
+        read_resource_list(status.child("capacity"), ResourceNames::kNode, nullptr, warning);
     has_alloc = status.has("allocatable");
-    n.allocatable =
-        has_alloc
-            ? read_resource_list(status.child("allocatable"), ResourceNames::kNode, nullptr, warning)
-            : n.capacity;
+    n.allocatable = has_alloc ? read_resource_list(status.child("allocatable"),
+                                                   ResourceNames::kNode, nullptr, warning)
+                              : n.capacity;
   }
   if (n.capacity.is_zero() && has_alloc) n.capacity = n.allocatable;
   if (n.allocatable[kPods] == 0) n.allocatable[kPods] = 110;

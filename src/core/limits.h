@@ -11,9 +11,9 @@
 namespace orrery {
 
 struct InputLimits {
-  int64_t pods = 10'000'000;      // pods (or trace tasks) one run may create
-  int64_t nodes = 1'000'000;      // nodes of one cluster (node groups, events, snapshot)
-  int64_t samples = 10'000'000;   // time-series samples: simulated time / sample_interval
+  int64_t pods = 10'000'000;              // pods (or trace tasks) one run may create
+  int64_t nodes = 1'000'000;              // nodes of one cluster (node groups, events, snapshot)
+  int64_t samples = 10'000'000;           // time-series samples: simulated time / sample_interval
   int64_t file_bytes = int64_t{4} << 30;  // one input file (scenario, trace, snapshot)
 };
 

@@ -65,10 +65,10 @@ const Shape& pod_affinity_term() {
 const Shape& pod_affinity() {
   static const Shape weighted{"WeightedPodAffinityTerm",
                               {{"weight"}, {"podAffinityTerm", &pod_affinity_term()}}};
-  static const Shape s{"PodAffinity",
-                       {{"requiredDuringSchedulingIgnoredDuringExecution", &pod_affinity_term(),
-                         true},
-                        {"preferredDuringSchedulingIgnoredDuringExecution", &weighted, true}}};
+  static const Shape s{
+      "PodAffinity",
+      {{"requiredDuringSchedulingIgnoredDuringExecution", &pod_affinity_term(), true},
+       {"preferredDuringSchedulingIgnoredDuringExecution", &weighted, true}}};
   return s;
 }
 
@@ -81,8 +81,8 @@ const Shape& affinity() {
 }
 
 const Shape& toleration() {
-  static const Shape s{
-      "Toleration", {{"key"}, {"operator"}, {"value"}, {"effect"}, {"tolerationSeconds"}}};
+  static const Shape s{"Toleration",
+                       {{"key"}, {"operator"}, {"value"}, {"effect"}, {"tolerationSeconds"}}};
   return s;
 }
 
@@ -237,7 +237,8 @@ void collect_unmodelled(const Ctx& spec, std::vector<std::string>* warnings) {
   auto warn = [&](const Ctx& c, const std::string& what) {
     warnings->push_back(c.where() + ": not modelled: " + what);
   };
-  if (spec.has("nodeName")) warn(spec.child("nodeName"), "nodeName is ignored (the scheduler places every pod)");
+  if (spec.has("nodeName"))
+    warn(spec.child("nodeName"), "nodeName is ignored (the scheduler places every pod)");
   if (spec.has("volumes")) warn(spec.child("volumes"), "volumes are ignored (no volume plugins)");
   if (spec.has("resourceClaims")) {
     warn(spec.child("resourceClaims"), "resource claims are ignored (no DynamicResources)");

@@ -131,7 +131,8 @@ void check_unique_keys(const Ctx& c) {
   std::vector<std::pair<std::string, int>> seen;  // key, line; small maps: a linear scan
   for (auto it = c.node.begin(); it != c.node.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
-    const int line = it->first.Mark().is_null() ? c.line() : it->first.Mark().line + 1 + c.line_offset;
+    const int line =
+        it->first.Mark().is_null() ? c.line() : it->first.Mark().line + 1 + c.line_offset;
     for (const auto& [k, first_line] : seen) {
       if (k == key) {
         throw InputError(error_location(c.file, line, c.path.empty() ? key : c.path + "." + key) +

@@ -40,9 +40,11 @@ void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
 // `limit_unit` is given, else the range of the field's type.
 int64_t bounded_count(const Ctx& c, int64_t min, int64_t max, const std::string& limit_unit = "") {
   const int64_t v = c.i64();
-  if (v < min) c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
+  if (v < min)
+    c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
   if (v > max) {
-    if (!limit_unit.empty()) c.fail(over_limit("too many", static_cast<double>(v), max, limit_unit));
+    if (!limit_unit.empty())
+      c.fail(over_limit("too many", static_cast<double>(v), max, limit_unit));
     c.fail("expected an integer <= " + std::to_string(max) + ", got " + std::to_string(v));
   }
   return v;
@@ -81,21 +83,21 @@ int64_t positive_int(const Ctx& c, int64_t min = 1) {
 // ---------------------------------------------------------------- pod templates
 
 const std::vector<std::string> kTemplateKeys = {"template",
-                                                          "requests",
-                                                          "limits",
-                                                          "labels",
-                                                          "annotations",
-                                                          "priority",
-                                                          "priorityClassName",
-                                                          "schedulerName",
-                                                          "tolerations",
-                                                          "nodeSelector",
-                                                          "affinity",
-                                                          "topologySpreadConstraints",
-                                                          "constraints",
-                                                          "namespace",
-                                                          "usage",
-                                                          "work"};
+                                                "requests",
+                                                "limits",
+                                                "labels",
+                                                "annotations",
+                                                "priority",
+                                                "priorityClassName",
+                                                "schedulerName",
+                                                "tolerations",
+                                                "nodeSelector",
+                                                "affinity",
+                                                "topologySpreadConstraints",
+                                                "constraints",
+                                                "namespace",
+                                                "usage",
+                                                "work"};
 
 uint64_t parse_constraint_list(const Ctx& c) {
   uint64_t bits = 0;
@@ -261,8 +263,7 @@ NodeGroup parse_node_group(const Ctx& c) {
 HpaSpec parse_hpa(const Ctx& c) {
   check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior"});
   HpaSpec h;
-  h.min_replicas =
-      c.has("minReplicas") ? pod_count(c.child("minReplicas"), 0) : 1;
+  h.min_replicas = c.has("minReplicas") ? pod_count(c.child("minReplicas"), 0) : 1;
   if (!c.has("maxReplicas")) c.fail("hpa needs maxReplicas");
   h.max_replicas = pod_count(c.child("maxReplicas"), 1);
   if (h.max_replicas < h.min_replicas)
@@ -641,9 +642,8 @@ void check_scenario_limits(const Scenario& s, Time duration) {
   }
   for (const TraceDef& t : s.traces) pods.add(static_cast<double>(t.trace->task_count()), t.where);
   pods.add(static_cast<double>(s.snapshot_pods.size()), file + ": cluster.snapshot");
-  pods.check(lim.pods,
-             "pods this run would create (arrivals: rate x simulated time x completions)", "pods",
-             file);
+  pods.check(lim.pods, "pods this run would create (arrivals: rate x simulated time x completions)",
+             "pods", file);
 
   const Time horizon = duration > 0 ? duration : known_horizon(s);
   const double samples = static_cast<double>(horizon) / static_cast<double>(s.sample_interval);
@@ -760,10 +760,10 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       } else if (kind == "demand_cycles") {
         s.demand_cycles.push_back(parse_demand_cycles(body));
       } else {
-        item.child(kind).fail("unknown workload \"" + kind + "\"" +
-                              did_you_mean(kind, {"deployment", "job", "arrivals", "trace",
-                                                  "demand_cycles"}) +
-                              "; expected deployment, job, arrivals, trace or demand_cycles");
+        item.child(kind).fail(
+            "unknown workload \"" + kind + "\"" +
+            did_you_mean(kind, {"deployment", "job", "arrivals", "trace", "demand_cycles"}) +
+            "; expected deployment, job, arrivals, trace or demand_cycles");
       }
     }
   }

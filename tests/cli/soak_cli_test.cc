@@ -39,9 +39,8 @@ long rss_kib(pid_t pid) {
 TEST(Soak, TwentyFourSimulatedHoursKeepMemoryFlat) {
   const ScratchDir dir("soak");
   const std::string out = dir.path("run");
-  std::vector<std::string> args = {ORRERY_BIN, "sim", "tests/data/soak/demo_24h.yaml",
-                                   "--out",    out,   "--no-wall-clock",
-                                   "-q"};
+  std::vector<std::string> args = {
+      ORRERY_BIN, "sim", "tests/data/soak/demo_24h.yaml", "--out", out, "--no-wall-clock", "-q"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -64,8 +63,9 @@ TEST(Soak, TwentyFourSimulatedHoursKeepMemoryFlat) {
   const long after_warmup = *std::max_element(samples.begin(), samples.begin() + warm);
   const long steady_max = *std::max_element(samples.begin() + warm, samples.begin() + tail);
   const long growth = steady_max - after_warmup;
-  std::printf("soak: %zu samples, RSS after warm-up %ld KiB, steady-state max %ld KiB, growth %ld KiB\n",
-              samples.size(), after_warmup, steady_max, growth);
+  std::printf(
+      "soak: %zu samples, RSS after warm-up %ld KiB, steady-state max %ld KiB, growth %ld KiB\n",
+      samples.size(), after_warmup, steady_max, growth);
   EXPECT_LT(growth, 16 * 1024) << "RSS grew from " << after_warmup << " KiB to " << steady_max
                                << " KiB during the steady state";
 }

@@ -46,10 +46,11 @@ RunResult run_shell(const std::string& cmd) {
 const std::string kBin = ORRERY_BIN;
 
 TEST(StrictCli, ScenarioTyposAreErrorsWithFileLineAndSuggestion) {
-  const std::string f = write("typo.yaml",
-                              "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4, memory: 4Gi}\n"
-                              "workloads:\n- job: {name: j, work: 1s, requests: {cpu: 1, memroy: "
-                              "1Gi}}\n");
+  const std::string f =
+      write("typo.yaml",
+            "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4, memory: 4Gi}\n"
+            "workloads:\n- job: {name: j, work: 1s, requests: {cpu: 1, memroy: "
+            "1Gi}}\n");
   const RunResult r = run_orrery("sim " + f + " --out " + scratch().path("o1"));
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find(f + ":6: workloads[0].job.requests.memroy: invalid resource name "
@@ -57,8 +58,9 @@ TEST(StrictCli, ScenarioTyposAreErrorsWithFileLineAndSuggestion) {
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("(did you mean \"memory\"?)"), std::string::npos) << r.output;
-  const std::string d = write("dup.yaml", "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4}\n"
-                                          "duration: 2m\n");
+  const std::string d = write("dup.yaml",
+                              "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4}\n"
+                              "duration: 2m\n");
   const RunResult dup = run_orrery("sim " + d + " --out " + scratch().path("o2"));
   EXPECT_EQ(dup.code, 1);
   EXPECT_NE(dup.output.find(d + ":5: duration: duplicate key \"duration\" (first given at line 1)"),
@@ -70,8 +72,8 @@ TEST(StrictCli, ScenarioTyposAreErrorsWithFileLineAndSuggestion) {
 // input error found while parsing: the process runs under a 1 GiB address-space limit, which the
 // 100 million node names would exceed, so exit 1 with the message shows nothing was allocated.
 TEST(StrictCli, AbsurdSizesFailFastBeforeAllocating) {
-  const std::string nodes =
-      write("nodes.yaml", "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4, count: 100000000}\n");
+  const std::string nodes = write(
+      "nodes.yaml", "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4, count: 100000000}\n");
   const std::string jobs = write("jobs.yaml",
                                  "duration: 1m\ncluster: {nodes: [{name: n, cpu: 4}]}\nworkloads:\n"
                                  "- job: {name: j, work: 1s, completions: 99999999999}\n");
@@ -100,7 +102,8 @@ TEST(StrictCli, AbsurdSizesFailFastBeforeAllocating) {
     EXPECT_NE(out.find("pass --allow-large to lift it"), std::string::npos) << out;
   }
   // --allow-large lifts the limits but not the 32-bit range of a count.
-  const RunResult lifted = run_orrery("sim " + jobs + " --allow-large --out " + scratch().path("b"));
+  const RunResult lifted =
+      run_orrery("sim " + jobs + " --allow-large --out " + scratch().path("b"));
   EXPECT_EQ(lifted.code, 1);
   EXPECT_NE(lifted.output.find("expected an integer <= 2147483647"), std::string::npos)
       << lifted.output;
@@ -109,7 +112,8 @@ TEST(StrictCli, AbsurdSizesFailFastBeforeAllocating) {
 TEST(StrictCli, TraceTimesBeyondRangeAreErrorsNotCrashes) {
   for (const char* t : {"1e308", "9223372036854775808"}) {
     const std::string f = write("big.tr", std::string(t) + " 1 1 1\n");
-    const RunResult r = run_orrery("sim --trace " + f + " --workers 2 --out " + scratch().path("t"));
+    const RunResult r =
+        run_orrery("sim --trace " + f + " --workers 2 --out " + scratch().path("t"));
     EXPECT_EQ(r.code, 1) << r.output;
     EXPECT_NE(r.output.find(f + ":1: expected an arrival time in seconds of at most 9e12"),
               std::string::npos)
@@ -167,9 +171,8 @@ TEST(CompletionCli, BashScriptParsesAndCompletesCommands) {
   ASSERT_EQ(run_shell(kBin + " completion bash > " + script).code, 0);
   EXPECT_EQ(run_shell("bash -n " + script).code, 0);
   auto complete = [&](const std::string& words, int cword) {
-    return run_shell("bash -c 'source " + script + "; COMP_WORDS=(" + words +
-                     "); COMP_CWORD=" + std::to_string(cword) +
-                     "; _orrery; printf \"%s \" \"${COMPREPLY[@]}\"'")
+    return run_shell("bash -c 'source " + script + "; COMP_WORDS=(" + words + "); COMP_CWORD=" +
+                     std::to_string(cword) + "; _orrery; printf \"%s \" \"${COMPREPLY[@]}\"'")
         .output;
   };
   EXPECT_EQ(complete("orrery sch", 1), "schedule ");

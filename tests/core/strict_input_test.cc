@@ -74,7 +74,8 @@ TEST(YamlStrict, DuplicateKeysAreErrorsNamingBothLines) {
     }
     return std::string();
   };
-  EXPECT_EQ(error_of("a: 1\nb: 2\na: 3\n"), "f.yaml:3: a: duplicate key \"a\" (first given at line 1)");
+  EXPECT_EQ(error_of("a: 1\nb: 2\na: 3\n"),
+            "f.yaml:3: a: duplicate key \"a\" (first given at line 1)");
   EXPECT_EQ(error_of("l:\n- {x: 1, y: 2}\n- {x: 1, x: 2}\n"),
             "f.yaml:3: l[1].x: duplicate key \"x\" (first given at line 3)");
   EXPECT_EQ(error_of("a: {x: 1}\nb: {x: 1}\n"), "");
@@ -90,10 +91,11 @@ TEST(K8sObjects, ResourceNamesInSnapshots) {
         "pod.yaml");
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("pod.yaml:7: spec.containers[0].resources.requests.memroy: "
-                                          "invalid resource name \"memroy\"",
-                                          0),
-              0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind("pod.yaml:7: spec.containers[0].resources.requests.memroy: "
+                                    "invalid resource name \"memroy\"",
+                                    0),
+        0u)
         << e.what();
   }
   const K8sObjects objs = parse_k8s_objects(

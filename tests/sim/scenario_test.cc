@@ -132,10 +132,11 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nduration: soon\n"),
             "s.yaml:2: duration: expected a duration such as 90s, 500ms, 2m or a number of "
             "seconds, got \"soon\"");
-  EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nwrkloads: []\n"),
-            "s.yaml:2: wrkloads: unknown field \"wrkloads\" (did you mean \"workloads\"?); expected "
-            "one of: name, description, seed, duration, scheduler, schedulers, policies, "
-            "lifecycle, metrics, cluster, workloads, events");
+  EXPECT_EQ(
+      error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nwrkloads: []\n"),
+      "s.yaml:2: wrkloads: unknown field \"wrkloads\" (did you mean \"workloads\"?); expected "
+      "one of: name, description, seed, duration, scheduler, schedulers, policies, "
+      "lifecycle, metrics, cluster, workloads, events");
   EXPECT_EQ(
       error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- deployment: {name: x}\n"),
       "s.yaml:1: missing duration: deployments (and open-ended arrivals) run until stopped");
@@ -179,16 +180,16 @@ TEST(ScenarioStrict, UnknownKeysAnywhereAreErrorsWithASuggestion) {
             "expected one of: name, count, cpu, memory, pods, gpu, ephemeral-storage, resources, "
             "allocatable, labels, annotations, taints, tier, constraints, speed, unschedulable");
   // In a pod template, keys are checked against the Kubernetes types.
-  EXPECT_EQ(error_of(head +
-                     "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
-                     "        bogusField: 1\n        containers: [{name: c}]\n"),
-            "s.yaml:9: workloads[0].job.template.spec.bogusField: unknown field \"bogusField\" in "
-            "PodSpec");
-  EXPECT_EQ(error_of(head +
-                     "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
-                     "        containers:\n        - name: c\n          resoures: {}\n"),
-            "s.yaml:11: workloads[0].job.template.spec.containers[0].resoures: unknown field "
-            "\"resoures\" in Container (did you mean \"resources\"?)");
+  EXPECT_EQ(
+      error_of(head + "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                      "        bogusField: 1\n        containers: [{name: c}]\n"),
+      "s.yaml:9: workloads[0].job.template.spec.bogusField: unknown field \"bogusField\" in "
+      "PodSpec");
+  EXPECT_EQ(
+      error_of(head + "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                      "        containers:\n        - name: c\n          resoures: {}\n"),
+      "s.yaml:11: workloads[0].job.template.spec.containers[0].resoures: unknown field "
+      "\"resoures\" in Container (did you mean \"resources\"?)");
   EXPECT_EQ(error_of(head +
                      "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
                      "        containers: [{name: c}]\n        affinity:\n          nodeAffinity:\n"
@@ -242,12 +243,12 @@ TEST(ScenarioStrict, ResourceNamesFollowKubernetesRules) {
             "be a standard resource for containers (cpu, memory, ephemeral-storage, "
             "hugepages-<size>) or an extended resource with a domain prefix such as "
             "example.com/foo (did you mean \"memory\"?)");
-  EXPECT_NE(error_of(head +
-                     "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
-                     "        containers: [{name: c, resources: {limits: {memroy: 1Gi}}}]\n")
-                .find("s.yaml:9: workloads[0].job.template.spec.containers[0].resources.limits."
-                      "memroy: invalid resource name \"memroy\""),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(head + "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                      "        containers: [{name: c, resources: {limits: {memroy: 1Gi}}}]\n")
+          .find("s.yaml:9: workloads[0].job.template.spec.containers[0].resources.limits."
+                "memroy: invalid resource name \"memroy\""),
+      std::string::npos);
   EXPECT_NE(error_of("duration: 1m\ncluster: {nodes: [{name: n, cpu: 4, resources: {gpus: 1}}]}\n")
                 .find("s.yaml:2: cluster.nodes[0].resources.gpus: invalid resource name \"gpus\""),
             std::string::npos);
@@ -293,8 +294,9 @@ TEST(ScenarioLimits, AbsurdCountsFailNamingTheField) {
             "99999999999");
   allow_large_inputs(false);
   // A run's own --duration is checked again when the simulation is set up.
-  Scenario s = parse_scenario(head + "workloads:\n- arrivals: {name: a, rate: 1000, job: {work: "
-                                     "1s}}\n",
+  Scenario s = parse_scenario(head +
+                                  "workloads:\n- arrivals: {name: a, rate: 1000, job: {work: "
+                                  "1s}}\n",
                               "s.yaml", "");
   EXPECT_THROW(check_scenario_limits(s, 100000 * 3600 * kSecond), InputError);
 }
