@@ -693,6 +693,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       check_keys(p, {"config", "args"});
       SchedulerDef d;
       d.policy = name;
+      d.where = p.where();
       if (p.has("config")) d.config = resolve(base_dir, p.child("config").str());
       d.args = p.child("args");
       s.policy_settings[name] = d;

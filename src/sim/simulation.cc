@@ -58,6 +58,9 @@ Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& polic
                        RunOptions options)
     : sc_(scenario), opt_(std::move(options)), seed_(opt_.seed.value_or(scenario.seed)) {
   if (opt_.duration > 0) check_scenario_limits(sc_, opt_.duration);
+  // Settings for a policy no registry knows (a typo under `policies:`) would be silently unused.
+  for (const auto& [name, def] : sc_.policy_settings)
+    if (!policies.has(name)) throw InputError(def.where + ": " + policies.unknown(name));
   sim_ = std::make_unique<SimBackend>(loop_, seed_, sc_.lifecycle);
   services_.provide<fw::NodeTelemetry>(sim_.get());
   runtime_ = std::make_unique<fw::Runtime>(fw::Runtime{*sim_, clock_, services_, reservations_});

@@ -68,6 +68,33 @@ TEST(StrictCli, ScenarioTyposAreErrorsWithFileLineAndSuggestion) {
       << dup.output;
 }
 
+TEST(StrictCli, APolicyNameTypoUnderPoliciesIsAnError) {
+  const std::string f = write("pol.yaml",
+                              "duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4}\npolicies:\n"
+                              "  kube-defualt: {args: {queue: hints}}\n");
+  const RunResult r = run_orrery("sim " + f + " --out " + scratch().path("pol"));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find(f + ":6: policies.kube-defualt: unknown scheduling policy "
+                              "\"kube-defualt\" (did you mean \"kube-default\"?)"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(OutputCli, CompareJsonListsTheRunsSummaries) {
+  const std::string dir = scratch().path("cmp");
+  const RunResult r = run_shell(kBin +
+                                " compare scenarios/oom.yaml --profiles kube-default,"
+                                "kube-binpack -j 1 --no-wall-clock -o json --out " +
+                                dir);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto doc = nlohmann::ordered_json::parse(r.output);
+  EXPECT_EQ(doc["report"], dir + "/report.html");
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(
+      doc["runs"][1]["summary"],
+      nlohmann::ordered_json::parse(orrery::read_text_file(dir + "/kube-binpack/summary.json")));
+}
+
 // `count: 100000000` nodes used to run for minutes into std::bad_alloc (exit 2). Now it is an
 // input error found while parsing: the process runs under a 1 GiB address-space limit, which the
 // 100 million node names would exceed, so exit 1 with the message shows nothing was allocated.
