@@ -102,7 +102,7 @@ void add_pods(ClusterState& st, int count, const std::string& prefix, Rng& rng, 
         PreferredSchedulingTerm t;
         t.weight = 10;
         t.preference.match_expressions.push_back(
-            {intern("topology.kubernetes.io/zone"), SelectorOp::kIn, {intern("zone-3")}, 0});
+            {intern("topology.kubernetes.io/zone"), SelectorOp::kIn, {intern("zone-3")}, 0, {}});
         spec->node_affinity.preferred.push_back(t);
       }
       if (kind == 19) {

@@ -51,6 +51,7 @@ NodeId ClusterState::add_node(Node node) {
   nonzero_memory_.push_back(0);
   node_version_.push_back(0);
   node_pods_.emplace_back();
+  node_ports_.emplace_back();
   node_groups_.emplace_back();
   alive_.push_back(1);
   nodes_.push_back(std::move(node));
@@ -165,13 +166,34 @@ void ClusterState::add_requests(const PodSpec& spec, NodeId node, int64_t sign) 
 void ClusterState::count_requests(const PodSpec& spec, NodeId node, int64_t sign) {
   add_requests(spec, node, sign);
   touch(node);
-  nonzero_cpu_[node] += sign * spec.nonzero_request[kCpu];
-  nonzero_memory_[node] += sign * spec.nonzero_request[kMemory];
+  nonzero_cpu_[node] += sign * spec.node_nonzero_cpu;
+  nonzero_memory_[node] += sign * spec.node_nonzero_memory;
+  if (!spec.host_ports.empty()) count_ports(spec, node, sign);
+}
+
+void ClusterState::count_ports(const PodSpec& spec, NodeId node, int64_t sign) {
+  std::vector<UsedPort>& used = node_ports_[node];
+  for (const HostPort& hp : spec.host_ports) {
+    auto it = std::find_if(used.begin(), used.end(),
+                           [&](const UsedPort& u) { return u.port == hp; });
+    if (sign > 0) {
+      if (it == used.end()) {
+        used.push_back({hp, 1});
+      } else {
+        ++it->users;
+      }
+    } else if (it != used.end() && --it->users == 0) {
+      *it = used.back();
+      used.pop_back();
+    }
+  }
 }
 
 void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
-  if (const GroupId g = pod_group_[id]; g != kNoGroup) count_group(g, node);
+  if (const GroupId g = pod_group_[id]; g != kNoGroup && !pods_[id].terminating) {
+    count_group(g, node);
+  }
   count_requests(spec, node, 1);
   pod_slot_on_node_[id] = static_cast<uint32_t>(node_pods_[node].size());
   node_pods_[node].push_back(id);
@@ -215,7 +237,9 @@ void ClusterState::uncount(PodId id) {
   if (slot == kNotCounted) return;
   const NodeId node = pod_node_[id];
   const PodSpec& spec = *pods_[id].spec;
-  if (const GroupId g = pod_group_[id]; g != kNoGroup) uncount_group(g, node);
+  if (const GroupId g = pod_group_[id]; g != kNoGroup && !pods_[id].terminating) {
+    uncount_group(g, node);
+  }
   count_requests(spec, node, -1);
   if (spec.has_pod_affinity_terms()) unindex_affinity(id);
   std::vector<PodId>& list = node_pods_[node];
@@ -299,6 +323,15 @@ void ClusterState::remove_pod(PodId id) {
   pod_group_[id] = kNoGroup;
   free_pod_ids_.push_back(id);
   --pod_count_;
+}
+
+void ClusterState::set_terminating(PodId id) {
+  if (!pod_alive(id)) throw std::logic_error("set_terminating: dead pod");
+  if (pods_[id].terminating) return;
+  if (pod_slot_on_node_[id] != kNotCounted && pod_group_[id] != kNoGroup) {
+    uncount_group(pod_group_[id], pod_node_[id]);
+  }
+  pods_[id].terminating = true;
 }
 
 void ClusterState::replace_spec(PodId id, std::shared_ptr<const PodSpec> spec) {

@@ -76,10 +76,19 @@ class ClusterState {
   // Pods counted on the node (bound or assumed, not terminal).
   const std::vector<PodId>& pods_on(NodeId id) const { return node_pods_[id]; }
 
+  // Host ports in use on a node (NodeInfo.UsedPorts): the host ports of the pods counted there and
+  // of held room, each (ip, protocol, port) with the number of users. Usually empty.
+  struct UsedPort {
+    HostPort port;
+    int32_t users = 0;
+  };
+  const std::vector<UsedPort>& used_ports(NodeId id) const { return node_ports_[id]; }
+
   // ---- controller groups ----
   // Pods with an owner (ReplicaSet, Deployment, Job, ...) form a group per (namespace, owner kind,
   // owner name): the replicas a controller's selector matches. Their per-node counts are kept
-  // incrementally (PodTopologySpread's default spreading reads them instead of scanning pods).
+  // incrementally (PodTopologySpread's default spreading reads them instead of scanning pods);
+  // pods being deleted (terminating) are not counted, as upstream's countPodsMatchSelector.
   GroupId pod_group(PodId id) const { return pod_group_[id]; }
   // The group of (ns, kind, name) if any pod ever had it, else kNoGroup.
   GroupId find_group(std::string_view ns, OwnerKind kind, std::string_view name) const;
@@ -126,8 +135,9 @@ class ClusterState {
   // Terminal phases release the node's resources; the pod keeps its node for reporting.
   void set_phase(PodId id, PodPhase phase);
 
-  // The pod is being deleted (deletionTimestamp set); it keeps its node's room until removed.
-  void set_terminating(PodId id) { pods_[id].terminating = true; }
+  // The pod is being deleted (deletionTimestamp set); it keeps its node's room until removed, but
+  // leaves its controller group's counts (PodTopologySpread skips pods being deleted).
+  void set_terminating(PodId id);
   // Replaces the pod's spec (an update or a mutation); its requests are re-counted on its node.
   void replace_spec(PodId id, std::shared_ptr<const PodSpec> spec);
   void set_scheduling_gates(PodId id, std::vector<std::string> gates) {
@@ -151,6 +161,7 @@ class ClusterState {
   void add_requests(const PodSpec& spec, NodeId node, int64_t sign);
   // add_requests plus the scoring (non-zero) requests and a new node version.
   void count_requests(const PodSpec& spec, NodeId node, int64_t sign);
+  void count_ports(const PodSpec& spec, NodeId node, int64_t sign);
   struct NodeGroup {
     GroupId group;
     uint32_t index;  // of the node's entry in group_nodes_[group]
@@ -173,6 +184,7 @@ class ClusterState {
   std::vector<int64_t> nonzero_memory_;
   std::vector<uint64_t> node_version_;
   std::vector<std::vector<PodId>> node_pods_;
+  std::vector<std::vector<UsedPort>> node_ports_;
 
   std::vector<Pod> pods_;
   std::vector<uint8_t> pod_alive_;

@@ -1,5 +1,6 @@
 #include "core/k8s_objects.h"
 
+#include <bit>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -85,6 +86,20 @@ Resources read_resource_list(const Ctx& c, ResourceNames names, uint32_t* set_ma
   return r;
 }
 
+// spec.resources.requests/limits: like a resource list, but only the resources the API accepts at
+// pod level (cpu, memory, hugepages-*).
+Resources read_pod_level_list(const Ctx& c, uint32_t* set_mask) {
+  if (c.defined()) {
+    c.expect_map();
+    for (const std::string& name : c.keys()) {
+      if (name != "cpu" && name != "memory" && !name.starts_with("hugepages-")) {
+        c.child(name).fail("unsupported pod-level resource (expected cpu, memory or hugepages-*)");
+      }
+    }
+  }
+  return read_resource_list(c, ResourceNames::kContainer, set_mask);
+}
+
 Taint read_taint(const Ctx& c) {
   c.expect_map();
   Taint t;
@@ -158,12 +173,53 @@ NodeSelectorRequirement read_requirement(const Ctx& c, bool field) {
     case SelectorOp::kLt: {
       Ctx vs = c.child("values");
       if (r.values.size() != 1) vs.fail("must hold exactly one integer for Gt and Lt");
-      r.number = vs.item(0).i64();
       break;
     }
   }
   if (field && interned(r.key) != "metadata.name") {
     key.fail("matchFields supports only metadata.name");
+  }
+  // What upstream's selector parsers reject (the API server does not check it for node affinity):
+  // the requirement is kept, and a term holding it never matches.
+  auto quote = [](std::string_view v) {
+    std::string q = "\"";
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') q += '\\';
+      q += ch;
+    }
+    return q + "\"";
+  };
+  const std::string key_text(interned(r.key));
+  if (field) {
+    // nodeSelectorRequirementsAsFieldSelector: In/NotIn with exactly one value.
+    if (r.values.size() != 1) {
+      std::string list = "[]string{";
+      for (size_t i = 0; i < r.values.size(); ++i)
+        list += (i ? ", " : "") + quote(interned(r.values[i]));
+      r.errors.push_back("values: Invalid value: " + list + "}: must have one element");
+    }
+    return r;
+  }
+  // labels.NewRequirement, in its order: key, Gt/Lt integers, every value as a label value.
+  if (auto errs = qualified_name_errors(key_text); !errs.empty()) {
+    std::string joined;
+    for (const auto& e : errs) joined += (joined.empty() ? "" : "; ") + e;
+    r.errors.push_back("key: Invalid value: " + quote(key_text) + ": " + joined);
+  }
+  if (r.op == SelectorOp::kGt || r.op == SelectorOp::kLt) {
+    if (!parse_go_int64(interned(r.values[0]), &r.number)) {
+      r.errors.push_back("values[0]: Invalid value: " + quote(interned(r.values[0])) +
+                         ": for 'Gt', 'Lt' operators, the value must be an integer");
+    }
+  }
+  for (size_t i = 0; i < r.values.size(); ++i) {
+    const std::string_view v = interned(r.values[i]);
+    if (auto errs = label_value_errors(v); !errs.empty()) {
+      std::string joined;
+      for (const auto& e : errs) joined += (joined.empty() ? "" : "; ") + e;
+      r.errors.push_back("values[" + std::to_string(i) + "][" + key_text +
+                         "]: Invalid value: " + quote(v) + ": " + joined);
+    }
   }
   return r;
 }
@@ -183,6 +239,8 @@ NodeSelectorTerm read_term(const Ctx& c) {
     for (size_t i = 0; i < mf.size(); ++i)
       t.match_fields.push_back(read_requirement(mf.item(i), true));
   }
+  for (const auto* list : {&t.match_expressions, &t.match_fields})
+    for (const NodeSelectorRequirement& r : *list) t.invalid = t.invalid || !r.errors.empty();
   return t;
 }
 
@@ -276,7 +334,7 @@ void add_requirement_once(LabelSelector* s, StrId key, SelectorOp op, StrId valu
   for (const NodeSelectorRequirement& r : s->match_expressions) {
     if (r.key == key && r.op == op && r.values.size() == 1 && r.values[0] == value) return;
   }
-  s->match_expressions.push_back({key, op, {value}, 0});
+  s->match_expressions.push_back({key, op, {value}, 0, {}});
 }
 
 // v1.PodAffinityTerm, validated as the API server validates it; matchLabelKeys and
@@ -430,11 +488,40 @@ TopologySpreadConstraint read_spread(const Ctx& c) {
   return t;
 }
 
-Container read_container(const Ctx& c, bool init) {
+// containers[].ports[]: the ones with a hostPort (with hostNetwork, the API defaults hostPort to
+// containerPort).
+std::vector<HostPort> read_host_ports(const Ctx& c, bool host_network) {
+  std::vector<HostPort> out;
+  if (!c.defined()) return out;
+  c.expect_seq();
+  static const StrId kAnyIp = intern("0.0.0.0");
+  for (size_t i = 0; i < c.size(); ++i) {
+    Ctx p = c.item(i);
+    p.expect_map();
+    int64_t port = p.has("hostPort") ? p.child("hostPort").i64() : 0;
+    if (port == 0 && host_network && p.has("containerPort")) port = p.child("containerPort").i64();
+    if (port < 0 || port > 65535) p.child("hostPort").fail("expected a port in 0..65535");
+    if (port == 0) continue;
+    HostPort hp;
+    hp.port = static_cast<int32_t>(port);
+    const std::string proto = p.str_or("protocol", "TCP");
+    if (proto != "TCP" && proto != "UDP" && proto != "SCTP") {
+      p.child("protocol").fail("expected TCP, UDP or SCTP");
+    }
+    hp.protocol = intern(proto);
+    const std::string ip = p.str_or("hostIP", "");
+    hp.ip = ip.empty() ? kAnyIp : intern(ip);
+    out.push_back(hp);
+  }
+  return out;
+}
+
+Container read_container(const Ctx& c, bool init, bool host_network) {
   c.expect_map();
   Container k;
   k.name = c.str_or("name", "");
   k.image = c.str_or("image", "");
+  k.host_ports = read_host_ports(c.child("ports"), host_network);
   Ctx res = c.child("resources");
   if (res.defined()) {
     res.expect_map();
@@ -461,11 +548,12 @@ Container read_container(const Ctx& c, bool init) {
   return k;
 }
 
-std::vector<Container> read_containers(const Ctx& c, bool init) {
+std::vector<Container> read_containers(const Ctx& c, bool init, bool host_network) {
   std::vector<Container> out;
   if (!c.defined()) return out;
   c.expect_seq();
-  for (size_t i = 0; i < c.size(); ++i) out.push_back(read_container(c.item(i), init));
+  for (size_t i = 0; i < c.size(); ++i)
+    out.push_back(read_container(c.item(i), init, host_network));
   return out;
 }
 
@@ -506,9 +594,23 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   }
   if (!c.defined()) c.fail("missing pod spec");
   c.expect_map();
-  s.containers = read_containers(c.child("containers"), false);
-  s.init_containers = read_containers(c.child("initContainers"), true);
-  s.overhead = read_resource_list(c.child("overhead"), ResourceNames::kContainer);
+  const bool host_network = c.bool_or("hostNetwork", false);
+  s.containers = read_containers(c.child("containers"), false, host_network);
+  s.init_containers = read_containers(c.child("initContainers"), true, host_network);
+  s.overhead = read_resource_list(c.child("overhead"), ResourceNames::kContainer, &s.overhead_set);
+  Ctx pod_res = c.child("resources");
+  if (pod_res.defined()) {  // pod-level resources (PodLevelResources)
+    pod_res.expect_map();
+    uint32_t limits_set = 0;
+    const Resources limits = read_pod_level_list(pod_res.child("limits"), &limits_set);
+    uint32_t requests_set = 0;
+    const Resources requests = read_pod_level_list(pod_res.child("requests"), &requests_set);
+    for (uint32_t bits = requests_set; bits != 0; bits &= bits - 1) {
+      const auto r = static_cast<ResourceId>(std::countr_zero(bits));
+      s.pod_requests.emplace_back(r, requests[r]);
+    }
+    s.default_pod_level_requests(limits, limits_set);
+  }
   if (c.has("priority")) {
     int64_t p = c.child("priority").i64();
     if (p < INT32_MIN || p > INT32_MAX) c.child("priority").fail("priority out of int32 range");
@@ -565,10 +667,9 @@ Node read_node(const Ctx& c, std::string* warning = nullptr) {
   n.name = name.str();
   read_labels(meta.child("labels"), &n.labels);
   read_labels(meta.child("annotations"), &n.annotations);
-  // kubernetes.io/hostname is set by the kubelet; the topology plugins rely on it.
-  if (!n.labels.get(std::string_view("kubernetes.io/hostname"))) {
-    n.labels.set("kubernetes.io/hostname", n.name);
-  }
+  // kubernetes.io/hostname is not filled in when missing: the kubelet sets it on real nodes, and a
+  // node without it is one upstream's topology plugins treat as such (PodTopologySpread: "missing
+  // required label").
   Ctx spec = c.child("spec");
   if (spec.defined()) {
     spec.expect_map();
@@ -590,8 +691,27 @@ Node read_node(const Ctx& c, std::string* warning = nullptr) {
                                                    ResourceNames::kNode, nullptr, warning)
                               : n.capacity;
   }
+  if (status.defined() && status.has("images")) {
+    Ctx images = status.child("images");
+    images.expect_seq();
+    for (size_t i = 0; i < images.size(); ++i) {
+      Ctx im = images.item(i);
+      im.expect_map();
+      NodeImage image;
+      if (im.has("names")) {
+        for (const std::string& name : im.child("names").str_list())
+          image.names.push_back(intern(name));
+      }
+      if (im.has("sizeBytes")) {
+        image.size_bytes = im.child("sizeBytes").i64();
+        if (image.size_bytes < 0) im.child("sizeBytes").fail("expected a size in bytes >= 0");
+      }
+      n.images.push_back(std::move(image));
+    }
+  }
   if (n.capacity.is_zero() && has_alloc) n.capacity = n.allocatable;
-  if (n.allocatable[kPods] == 0) n.allocatable[kPods] = 110;
+  // No "pods" figure means 0 pods fit (NodeInfo.Allocatable.AllowedPodNumber): every pod gets
+  // "Too many pods", as upstream. (The kubelet always reports one on real nodes.)
   if (n.capacity[kPods] == 0) n.capacity[kPods] = n.allocatable[kPods];
   n.derive_orrery_fields(meta.where());
   return n;
@@ -672,6 +792,13 @@ struct Reader {
       auto t = yaml::parse_rfc3339(ts.str());
       if (!t) ts.fail("expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z");
       p.creation_us = *t;
+    }
+    if (meta.has("deletionTimestamp")) {  // being deleted (graceful termination)
+      Ctx ts = meta.child("deletionTimestamp");
+      if (!yaml::parse_rfc3339(ts.str())) {
+        ts.fail("expected an RFC 3339 timestamp such as 2024-05-01T12:00:00Z");
+      }
+      p.terminating = true;
     }
     Ctx owners = meta.child("ownerReferences");
     if (owners.defined()) {

@@ -5,8 +5,11 @@
 // requests.cpu: invalid quantity ...").
 //
 // Defaulting applied as the API server would: namespace "default", schedulerName
-// "default-scheduler", container requests default to limits when only limits are given, node
-// allocatable defaults to capacity, a node without a "pods" figure gets 110. Pod priority comes
+// "default-scheduler", container requests default to limits when only limits are given (pod-level
+// requests to pod-level limits), hostPort to containerPort with hostNetwork, node allocatable
+// defaults to capacity. Nothing the kubelet would report is invented: a node without a "pods"
+// figure takes no pod ("Too many pods") and one without a kubernetes.io/hostname label has none,
+// as upstream sees them. Pod priority comes
 // from spec.priority, else from the named PriorityClass in the same input (or the built-in
 // system-cluster-critical / system-node-critical), else the globalDefault class, else 0.
 // Pod (anti-)affinity terms get their matchLabelKeys / mismatchLabelKeys merged into the label

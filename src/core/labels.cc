@@ -96,6 +96,7 @@ bool matches(const NodeSelectorRequirement& r, const LabelSet& labels) {
 }
 
 bool matches(const NodeSelectorTerm& term, const LabelSet& labels, StrId node_name) {
+  if (term.invalid) return false;
   if (term.match_expressions.empty() && term.match_fields.empty()) return false;
   for (const auto& r : term.match_expressions)
     if (!matches(r, labels)) return false;
@@ -113,6 +114,114 @@ bool matches_any(const std::vector<NodeSelectorTerm>& terms, const LabelSet& lab
   for (const auto& t : terms)
     if (matches(t, labels, node_name)) return true;
   return false;
+}
+
+namespace {
+
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
+bool qualified_name_part(std::string_view s) {
+  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+// RFC 1123 subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, <= 253.
+bool dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = s.find('.', start);
+    const std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    if (label.empty()) return false;
+    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (!lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
+    for (char c : label)
+      if (!lower_alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> label_value_errors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.emplace_back("must be no more than 63 characters");
+  if (!value.empty() && !qualified_name_part(value)) {
+    errs.emplace_back(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+        "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+        "'my_value',  or '12345', regex used for validation is "
+        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+  }
+  return errs;
+}
+
+std::vector<std::string> qualified_name_errors(std::string_view name) {
+  std::vector<std::string> errs;
+  std::string_view n = name;
+  const size_t slash = name.find('/');
+  if (slash != std::string_view::npos) {
+    const std::string_view prefix = name.substr(0, slash);
+    n = name.substr(slash + 1);
+    if (prefix.empty()) {
+      errs.emplace_back("prefix part must be non-empty");
+    } else if (!dns1123_subdomain(prefix)) {
+      errs.emplace_back(
+          "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+          "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+          "'example.com', regex used for validation is "
+          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+    }
+  }
+  if (n.empty()) {
+    errs.emplace_back("name part must be non-empty");
+  } else {
+    if (n.size() > 63) errs.emplace_back("name part must be no more than 63 characters");
+    if (!qualified_name_part(n)) {
+      errs.emplace_back(
+          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
+          "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+          "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+    }
+  }
+  return errs;
+}
+
+bool parse_go_int64(std::string_view s, int64_t* out) {
+  std::string_view digits = s;
+  bool negative = false;
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    negative = digits.front() == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) return false;
+  uint64_t v = 0;
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (limit - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+  return true;
+}
+
+std::vector<std::string> NodeSelectorTerm::errors() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < match_expressions.size(); ++i)
+    for (const std::string& e : match_expressions[i].errors)
+      out.push_back("matchExpressions[" + std::to_string(i) + "]." + e);
+  for (size_t i = 0; i < match_fields.size(); ++i)
+    for (const std::string& e : match_fields[i].errors)
+      out.push_back("matchFields[" + std::to_string(i) + "]." + e);
+  return out;
 }
 
 bool LabelSelector::matches(const LabelSet& labels) const {

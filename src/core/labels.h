@@ -83,12 +83,24 @@ struct NodeSelectorRequirement {
   SelectorOp op = SelectorOp::kIn;
   std::vector<StrId> values;
   int64_t number = 0;  // parsed values[0] for Gt/Lt
+  // Why upstream's parser rejects the requirement (labels.NewRequirement: key not a qualified
+  // name, a value not a valid label value, a Gt/Lt value not an integer; the field selector: not
+  // exactly one value), as field errors relative to it ("values[0][key]: Invalid value: ...").
+  // Empty when valid. The API server does not check these for node affinity, so a real pod can
+  // carry them.
+  std::vector<std::string> errors;
 };
 
 // Terms are ORed; requirements inside a term are ANDed. match_fields supports metadata.name only.
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;
+  // A requirement has errors: the term never matches (upstream's nodeSelectorTerm.match with
+  // parse errors). Set by the loader.
+  bool invalid = false;
+  // The errors of the term's requirements, each prefixed with its path inside the term
+  // ("matchExpressions[0].values[0][key]: Invalid value: ...").
+  std::vector<std::string> errors() const;
 };
 
 struct PreferredSchedulingTerm {
@@ -110,9 +122,17 @@ struct LabelSelector {
   bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 
+// apimachinery validation.IsValidLabelValue: the error messages ("" when valid).
+std::vector<std::string> label_value_errors(std::string_view value);
+// apimachinery validation.IsQualifiedName (label keys): the error messages.
+std::vector<std::string> qualified_name_errors(std::string_view name);
+// strconv.ParseInt(s, 10, 64): an optional sign and decimal digits, within int64.
+bool parse_go_int64(std::string_view s, int64_t* out);
+
 // One requirement against a label set (Gt/Lt compare integers; a non-integer label never matches).
 bool matches(const NodeSelectorRequirement& r, const LabelSet& labels);
-// A term against a node's labels and name. An empty term matches nothing (upstream).
+// A term against a node's labels and name. An empty term, or an invalid one, matches nothing
+// (upstream).
 bool matches(const NodeSelectorTerm& term, const LabelSet& labels, StrId node_name);
 bool matches_any(const std::vector<NodeSelectorTerm>& terms, const LabelSet& labels,
                  StrId node_name);

@@ -16,6 +16,12 @@
 namespace orrery {
 
 enum class Tier : uint8_t { kUnknown, kEdge, kCloud };
+
+// One entry of status.images: the names the image is known by and its size.
+struct NodeImage {
+  std::vector<StrId> names;
+  int64_t size_bytes = 0;
+};
 std::string_view to_string(Tier t);
 
 struct Node {
@@ -26,6 +32,7 @@ struct Node {
   bool unschedulable = false;
   Resources capacity;
   Resources allocatable;  // what scheduling uses; defaults to capacity when absent
+  std::vector<NodeImage> images;  // status.images (ImageLocality)
   Tier tier = Tier::kUnknown;
   uint64_t constraints = 0;  // bit j set: satisfies machine constraint j
   StrId gpu_model = kNoStr;

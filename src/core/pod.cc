@@ -1,5 +1,7 @@
 #include "core/pod.h"
 
+#include <bit>
+
 namespace orrery {
 
 std::string_view to_string(PodPhase p) {
@@ -47,23 +49,26 @@ OwnerKind parse_owner_kind(std::string_view s) {
 
 namespace {
 
-// One container's requests, optionally with the scheduler's defaults for missing cpu/memory.
-Resources container_requests(const Container& c, bool nonzero) {
+constexpr uint32_t kCpuMemory = (1u << kCpu) | (1u << kMemory);
+
+// One container's requests, with the scheduler's defaults for cpu/memory (those in `defaults`)
+// when the container does not name them (component-helpers NonMissingContainerRequests).
+Resources container_requests(const Container& c, uint32_t defaults) {
   Resources r = c.requests;
-  if (nonzero) {
-    if (!(c.requests_set & (1u << kCpu))) r[kCpu] = kDefaultMilliCpuRequest;
-    if (!(c.requests_set & (1u << kMemory))) r[kMemory] = kDefaultMemoryRequest;
-  }
+  const uint32_t missing = defaults & ~c.requests_set;
+  if (missing & (1u << kCpu)) r[kCpu] = kDefaultMilliCpuRequest;
+  if (missing & (1u << kMemory)) r[kMemory] = kDefaultMemoryRequest;
   return r;
 }
 
-Resources aggregate_requests(const PodSpec& spec, bool nonzero) {
+// component-helpers AggregateContainerRequests: apps + sidecars, at least every init phase.
+Resources aggregate_requests(const PodSpec& spec, uint32_t defaults) {
   Resources reqs;
-  for (const Container& c : spec.containers) reqs += container_requests(c, nonzero);
+  for (const Container& c : spec.containers) reqs += container_requests(c, defaults);
   Resources sidecars;
   Resources init_max;
   for (const Container& c : spec.init_containers) {
-    Resources cr = container_requests(c, nonzero);
+    Resources cr = container_requests(c, defaults);
     if (c.restartable) {
       reqs += cr;
       sidecars += cr;
@@ -74,15 +79,78 @@ Resources aggregate_requests(const PodSpec& spec, bool nonzero) {
     init_max.max_with(cr);
   }
   reqs.max_with(init_max);
-  reqs += spec.overhead;
   return reqs;
+}
+
+// The pod-level requests that count (supported resources only).
+uint32_t pod_level_mask(const PodSpec& spec) {
+  uint32_t m = 0;
+  for (const auto& [r, v] : spec.pod_requests)
+    if (is_supported_pod_level_resource(r)) m |= 1u << r;
+  return m;
+}
+
+// component-helpers PodRequests (v1.34, no status resources): the containers' aggregate, pod-level
+// requests in place of it for the resources they set, plus overhead.
+Resources effective_requests(const PodSpec& spec, uint32_t defaults, uint32_t pod_level) {
+  Resources r = aggregate_requests(spec, defaults);
+  for (const auto& [id, v] : spec.pod_requests)
+    if (pod_level & (1u << id)) r[id] = v;
+  r += spec.overhead;
+  return r;
 }
 
 }  // namespace
 
+bool is_supported_pod_level_resource(ResourceId r) {
+  return r == kCpu || r == kMemory || resource_name(r).starts_with("hugepages-");
+}
+
+void PodSpec::default_pod_level_requests(const Resources& limits, uint32_t limits_set) {
+  if (limits_set == 0) return;
+  uint32_t container_keys = 0;
+  for (const Container& c : containers) container_keys |= c.requests_set;
+  for (const Container& c : init_containers) container_keys |= c.requests_set;
+  const Resources aggregate = aggregate_requests(*this, 0);
+  uint32_t given = 0;
+  for (const auto& [r, v] : pod_requests) given |= 1u << r;
+  // Overcommittable supported resources (cpu, memory) from the containers' requests first.
+  for (uint32_t bits = container_keys & kCpuMemory & ~given; bits != 0; bits &= bits - 1) {
+    const auto r = static_cast<ResourceId>(std::countr_zero(bits));
+    pod_requests.emplace_back(r, aggregate[r]);
+    given |= 1u << r;
+  }
+  for (uint32_t bits = limits_set & ~given; bits != 0; bits &= bits - 1) {
+    const auto r = static_cast<ResourceId>(std::countr_zero(bits));
+    if (!is_supported_pod_level_resource(r)) continue;
+    pod_requests.emplace_back(r, limits[r]);
+    given |= 1u << r;
+  }
+}
+
 void PodSpec::finalize() {
-  request = aggregate_requests(*this, false);
-  nonzero_request = aggregate_requests(*this, true);
+  const uint32_t pod_level = pod_level_mask(*this);
+  request = effective_requests(*this, 0, pod_level);
+  nonzero_request = effective_requests(*this, kCpuMemory, pod_level);
+  if (pod_level == 0) {
+    node_nonzero_cpu = nonzero_request[kCpu];
+    node_nonzero_memory = nonzero_request[kMemory];
+  } else {
+    // getNonMissingContainerRequests with pod-level requests set: defaults only for cpu/memory
+    // that the pod's requests do not name at all (no container, pod-level request or overhead).
+    uint32_t keys = pod_level | overhead_set | overhead.nonzero_mask();
+    for (const Container& c : containers) keys |= c.requests_set;
+    for (const Container& c : init_containers) keys |= c.requests_set;
+    const uint32_t missing = kCpuMemory & ~keys;
+    const Resources nz = missing ? effective_requests(*this, missing, pod_level) : request;
+    node_nonzero_cpu = nz[kCpu];
+    node_nonzero_memory = nz[kMemory];
+  }
+  host_ports.clear();
+  for (const Container& c : init_containers)
+    if (c.restartable) host_ports.insert(host_ports.end(), c.host_ports.begin(), c.host_ports.end());
+  for (const Container& c : containers)
+    host_ports.insert(host_ports.end(), c.host_ports.begin(), c.host_ports.end());
   // Every pod takes one of the node's pod slots (allocatable "pods").
   request[kPods] = 1;
   nonzero_request[kPods] = 1;

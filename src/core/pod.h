@@ -5,9 +5,15 @@
 //   reqs = Σ app containers + Σ restartable (sidecar) init containers
 //   init = max over init containers i of (requests_i + Σ sidecars declared before i)
 //          (for a sidecar: Σ sidecars up to and including it)
-//   request = max(reqs, init) + overhead
+//   request = max(reqs, init), then pod-level requests (spec.resources.requests: cpu, memory,
+//             hugepages-*; PodLevelResources, beta and on in 1.34) replace it for the resources
+//             they set, then + overhead
 // The "non-zero" request used by scoring substitutes 100m CPU / 200 MiB memory for each container
-// whose request for that resource is missing (not when it is explicitly zero).
+// whose request for that resource is missing (not when it is explicitly zero), before pod-level
+// requests replace the aggregate (resourceAllocationScorer.calculatePodResourceRequest). A pod
+// counted on a node adds `node_nonzero_cpu/memory` to the node's non-zero figures instead
+// (NodeInfo's PodInfo.CalculateResource): the same without pod-level requests; with them, the
+// defaults apply only for cpu/memory that no container, pod-level request or overhead names.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +37,15 @@ inline bool is_terminal(PodPhase p) {
   return p == PodPhase::kSucceeded || p == PodPhase::kFailed;
 }
 
+// A container port bound on the node's network (hostPort > 0), sanitised as upstream's
+// HostPortInfo: an empty hostIP is "0.0.0.0" (every address), an empty protocol "TCP".
+struct HostPort {
+  StrId ip = kNoStr;
+  StrId protocol = kNoStr;
+  int32_t port = 0;
+  bool operator==(const HostPort&) const = default;
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -38,6 +53,7 @@ struct Container {
   Resources limits;
   uint32_t requests_set = 0;  // bit r: requests[r] was given (distinguishes 0 from missing)
   bool restartable = false;   // init container with restartPolicy: Always (sidecar)
+  std::vector<HostPort> host_ports;  // ports[] with a hostPort
 };
 
 enum class SpreadWhenUnsatisfiable : uint8_t { kDoNotSchedule, kScheduleAnyway };
@@ -86,6 +102,10 @@ struct PodSpec {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Resources overhead;
+  uint32_t overhead_set = 0;  // bit r: overhead[r] was given
+  // spec.resources.requests (pod-level resources, after API defaulting from pod-level limits), as
+  // (resource, quantity) pairs: rare, so kept small.
+  std::vector<std::pair<ResourceId, int64_t>> pod_requests;
   int32_t priority = 0;
   std::string priority_class_name;
   bool preempt_never = false;  // preemptionPolicy: Never
@@ -102,6 +122,12 @@ struct PodSpec {
   Resources request;          // effective request (filtering, accounting); request[kPods] == 1
   Resources nonzero_request;  // with default cpu/memory for missing container requests (scoring)
   uint32_t request_mask = 0;  // non-zero components of `request`
+  // The host ports the pod takes on its node (schedutil.GetHostPorts): restartable init
+  // containers' (sidecars run all along) and app containers'; other init containers' are not.
+  std::vector<HostPort> host_ports;
+  // What the pod adds to its node's non-zero cpu/memory (ClusterState::nonzero_requested).
+  int64_t node_nonzero_cpu = 0;
+  int64_t node_nonzero_memory = 0;
 
   bool has_pod_affinity_terms() const {
     return !pod_affinity.empty() || !pod_anti_affinity.empty();
@@ -116,10 +142,25 @@ struct PodSpec {
 
   // Computes the derived fields; call after filling the spec in.
   void finalize();
+  // API defaulting of pod-level requests from pod-level limits (pkg/apis/core/v1
+  // defaultPodRequests), applied by the loader when spec.resources.limits is given: a supported
+  // resource without a pod-level request gets the containers' aggregate request when a container
+  // requests it (cpu and memory only), else the pod-level limit. Call before finalize().
+  void default_pod_level_requests(const Resources& limits, uint32_t limits_set);
+  // The pod-level request for `r`, if given.
+  std::optional<int64_t> pod_request(ResourceId r) const {
+    for (const auto& [id, v] : pod_requests)
+      if (id == r) return v;
+    return std::nullopt;
+  }
 };
 
 // Convenience for building simple specs in code (simulator workloads, tests).
 std::shared_ptr<PodSpec> make_simple_spec(const Resources& requests);
+
+// Resources that may be set at pod level (component-helpers IsSupportedPodLevelResource): cpu,
+// memory and hugepages-*.
+bool is_supported_pod_level_resource(ResourceId r);
 
 enum class OwnerKind : uint8_t {
   kNone,

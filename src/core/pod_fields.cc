@@ -232,7 +232,8 @@ void check(const Ctx& c, const Shape& shape) {
 }
 
 // Fields kube-scheduler reads (through plugins orrery does not model, plugins/notmodelled, or
-// binding by name) that a scenario's pods would silently lose.
+// binding by name) that a scenario's pods would silently lose. (Host ports and pod-level
+// resources are modelled: NodePorts, PodLevelResources.)
 void collect_unmodelled(const Ctx& spec, std::vector<std::string>* warnings) {
   auto warn = [&](const Ctx& c, const std::string& what) {
     warnings->push_back(c.where() + ": not modelled: " + what);
@@ -242,20 +243,6 @@ void collect_unmodelled(const Ctx& spec, std::vector<std::string>* warnings) {
   if (spec.has("volumes")) warn(spec.child("volumes"), "volumes are ignored (no volume plugins)");
   if (spec.has("resourceClaims")) {
     warn(spec.child("resourceClaims"), "resource claims are ignored (no DynamicResources)");
-  }
-  if (spec.has("resources")) {
-    warn(spec.child("resources"), "pod-level resources are ignored; give container resources");
-  }
-  for (const char* list : {"containers", "initContainers"}) {
-    Ctx cs = spec.child(list);
-    for (size_t i = 0; cs.defined() && cs.node.IsSequence() && i < cs.size(); ++i) {
-      Ctx ports = cs.item(i).child("ports");
-      for (size_t j = 0; ports.defined() && ports.node.IsSequence() && j < ports.size(); ++j) {
-        if (ports.item(j).has("hostPort")) {
-          warn(ports.item(j).child("hostPort"), "host ports are ignored (no NodePorts)");
-        }
-      }
-    }
   }
 }
 

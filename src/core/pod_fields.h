@@ -19,8 +19,7 @@ namespace orrery {
 
 // Checks `metadata` (ObjectMeta) and `spec` (PodSpec); either may be undefined. Throws
 // InputError on an unknown field. Appends to `warnings` one line per field that kube-scheduler
-// reads but orrery does not model (nodeName, volumes, resourceClaims, pod-level resources,
-// host ports), naming where it is.
+// reads but orrery does not model (nodeName, volumes, resourceClaims), naming where it is.
 void check_pod_template_fields(const yaml::Ctx& metadata, const yaml::Ctx& spec,
                                std::vector<std::string>* warnings);
 

@@ -163,6 +163,8 @@ void PlanExecutor::reserve(Running& r) {
           auto spec = std::make_shared<PodSpec>();
           spec->request = f.expected_request;
           spec->nonzero_request = f.expected_request;
+          spec->node_nonzero_cpu = f.expected_request[kCpu];
+          spec->node_nonzero_memory = f.expected_request[kMemory];
           for (int k = 0; k < kMaxResources; ++k)
             if (f.expected_request.q[k] != 0) spec->request_mask |= 1u << k;
           res.spec = std::move(spec);

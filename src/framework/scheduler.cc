@@ -301,7 +301,7 @@ size_t Scheduler::run_filters(Profile& prof, const CycleContext& cycle, NodeId* 
 size_t Scheduler::find_feasible(Profile& prof, const CycleContext& cycle,
                                 const std::optional<std::vector<NodeId>>& only,
                                 Rejections& rejections, int* evaluated) {
-  const std::vector<NodeId>& all = only ? *only : backend_.state().nodes();
+  const std::vector<NodeId>& all = only ? *only : node_order_.get(backend_.state());
   const size_t num_nodes = all.size();
   feasible_.clear();
   *evaluated = 0;
@@ -548,6 +548,15 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     }
     return finish();
   }
+  if (pod.terminating) {
+    // Upstream skipPodSchedule: a pod being deleted is dropped from the queue, not scheduled.
+    out.message = "skip schedule deleting pod: " + pod.key();
+    if (qp.probe) {
+      queue_.remove(qp.serial);
+      out.counted = false;
+    }
+    return finish();
+  }
   if (st.node_count() == 0) {
     if (qp.probe) return probe_failed();
     out.message = "no nodes available to schedule pods";  // upstream ErrNoNodesAvailable
@@ -636,8 +645,13 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     } else {
       diag.pre_filter_message = pre_status.message();
     }
-    // PostFilter (preemption), unless a PreFilter said no node can ever fit (upstream skips it).
-    if (pre_status.code != Code::kUnschedulableAndUnresolvable) {
+    // PostFilter (preemption) runs for every FitError, a PreFilter rejection included, as
+    // upstream's schedulingCycle. After a PreFilter rejection no node was filtered (no
+    // rejections), so preemption finds no candidate: "preemption: 0/N nodes are available:
+    // N Preemption is not helpful for scheduling." (upstream: every node has the PreFilter's
+    // UnschedulableAndUnresolvable status; a resolvable PreFilter rejection, which no plugin
+    // orrery ships returns, would make every node a candidate there).
+    {
       Handle handle(*this, *prof);
       bool what_if = false;  // some PostFilter's verdict depends on more than the filters'
       for (Plugin* p : prof->post_filter) {
@@ -694,8 +708,12 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     std::span<const NodeId> nodes(feasible_.data(), n);
     std::string why;
     if (!run_pre_score(*prof, cycle, nodes, &why)) {
+      // An error (e.g. NodeAffinity's preferred terms that do not parse). Upstream retries the pod
+      // after a backoff; nothing but a change to the pod can fix it, so orrery parks it with the
+      // unschedulable pods (retried on cluster events or the periodic flush) — on a static
+      // snapshot the result is the same, without retrying forever.
       out.message = why;
-      queue_.add_backoff(qp, backend_.now_us(), class_key(qp.pod, qp.serial));
+      queue_.add_unschedulable(qp, backend_.now_us(), class_key(qp.pod, qp.serial), kMaskAny);
       return finish();
     }
     // totals_ leave out the plugins whose score is the same on every node (uniform_score): a
@@ -811,7 +829,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   if (feasible.empty()) return out;
   std::span<const NodeId> nodes(feasible);
   std::string why;
-  if (!run_pre_score(*prof, cycle, nodes, &why)) throw std::runtime_error(why);
+  if (!run_pre_score(*prof, cycle, nodes, &why)) throw InputError("pod " + pod.key() + ": " + why);
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
     const bool skipped = score_skipped(wp.plugin);

@@ -4,8 +4,9 @@
 // schedulerName. It listens to the backend's events to keep its queue current.
 //
 // Node sampling follows upstream exactly: numFeasibleNodesToFind (adaptive percentage
-// 50 - nodes/125, at least 5 % and 100 nodes), filtering starts where the previous cycle stopped
-// (nextStartNodeIndex) and stops once enough feasible nodes are found.
+// 50 - nodes/125, at least 5 % and 100 nodes), filtering walks the node tree's zone-interleaved
+// list (node_tree.h) from where the previous cycle stopped (nextStartNodeIndex) and stops once
+// enough feasible nodes are found.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include "core/rng.h"
 #include "framework/backend.h"
+#include "framework/node_tree.h"
 #include "framework/profile.h"
 #include "framework/queue.h"
 #include "framework/reservations.h"
@@ -149,6 +151,7 @@ class Scheduler : public EventListener, private Reservations::Listener {
   SchedulingQueue queue_;
   Rng rng_;
   size_t next_start_node_index_ = 0;
+  NodeOrder node_order_;  // upstream's zone-interleaved node list, for node sampling
   // Drops a pod's nomination (in the shared reservations): the pod (if queued) changes class,
   // and waiting pods are told.
   void drop_nomination(uint64_t serial);

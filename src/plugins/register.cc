@@ -7,10 +7,12 @@
 #include "plugins/defaultpreemption/default_preemption.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/names.h"
+#include "plugins/imagelocality/image_locality.h"
 #include "plugins/interpodaffinity/inter_pod_affinity.h"
 #include "plugins/machineconstraints/machine_constraints.h"
 #include "plugins/nodeaffinity/node_affinity.h"
 #include "plugins/nodename/node_name.h"
+#include "plugins/nodeports/node_ports.h"
 #include "plugins/noderesources/balanced_allocation.h"
 #include "plugins/noderesources/fit.h"
 #include "plugins/nodeunschedulable/node_unschedulable.h"
@@ -43,6 +45,8 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   registry.add(names::kDefaultBinder, no_args<DefaultBinder>());
   registry.add(names::kMachineConstraints, no_args<MachineConstraints>());
   registry.add(names::kSchedulingGates, no_args<SchedulingGates>());
+  registry.add(names::kNodePorts, no_args<NodePorts>());
+  registry.add(names::kImageLocality, no_args<ImageLocality>());
   registry.add(names::kNodeAffinity, [](const fw::PluginArgs& a) {
     return std::make_unique<NodeAffinityPlugin>(NodeAffinityArgs::parse(a.args));
   });

@@ -52,6 +52,24 @@ TEST(ScheduleCli, PlacesPreemptsAndWritesJson) {
   std::filesystem::remove_all(std::filesystem::path(out).parent_path());
 }
 
+TEST(ScheduleCli, PodsBeingDeletedAndHostPorts) {
+  // skipPodSchedule: a pending pod with a deletionTimestamp is reported, not scheduled; NodePorts
+  // keeps the second port-80 pod off the node.
+  const std::string out = tmp_file("exact.json");
+  Result r = run("schedule --cluster " + kData + "exact.yaml --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(orrery::read_text_file(out));
+  ASSERT_EQ(j["placements"].size(), 3u);
+  EXPECT_EQ(j["placements"][0]["pod"], "default/leaving");
+  EXPECT_TRUE(j["placements"][0]["node"].is_null());
+  EXPECT_EQ(j["placements"][0]["reason"], "skip schedule deleting pod: default/leaving");
+  EXPECT_EQ(j["placements"][1]["node"], "n1");
+  EXPECT_EQ(j["placements"][2]["reason"],
+            "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod "
+            "ports. preemption: 0/1 nodes are available: 1 No preemption victims found for "
+            "incoming pod.");
+}
+
 TEST(ScheduleCli, GoldenSnapshot) {
   // The 50-node / 500-pod golden snapshot: byte-for-byte the frozen output (see
   // tests/plugins/golden_test.cc for the independent verification of those placements).
@@ -128,7 +146,8 @@ TEST(ScheduleCli, PodAntiAffinityAndTheNamespaceWarning) {
   std::string yaml;
   for (const char* n : {"n1", "n2"}) {
     yaml += std::string("---\nkind: Node\nmetadata: {name: ") + n +
-            "}\nstatus: {allocatable: {cpu: 4, memory: 8Gi}}\n";
+            ", labels: {kubernetes.io/hostname: " + n +
+            "}}\nstatus: {allocatable: {cpu: 4, memory: 8Gi, pods: 110}}\n";
   }
   for (const char* p : {"web-1", "web-2", "web-3"}) {
     yaml += std::string("---\nkind: Pod\nmetadata: {name: ") + p +

@@ -198,6 +198,23 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
       e.reasons = {"node(s) didn't match Pod's node affinity/selector"};
       continue;
     }
+    // NodePorts: the pods on the node, their host ports, HostPortInfo.CheckConflict.
+    bool port_conflict = false;
+    const StrId any_ip = intern("0.0.0.0");
+    for (const HostPort& want : spec.host_ports) {
+      for (PodId q : st.pods_on(n)) {
+        for (const HostPort& used : st.pod(q).spec->host_ports) {
+          if (used.port == want.port && used.protocol == want.protocol &&
+              (want.ip == any_ip || used.ip == any_ip || used.ip == want.ip)) {
+            port_conflict = true;
+          }
+        }
+      }
+    }
+    if (port_conflict) {
+      e.reasons = {"node(s) didn't have free ports for the requested pod ports"};
+      continue;
+    }
     const Resources free = st.free_of(n);
     if (st.requested(kPods)[n] + 1 > node.allocatable[kPods]) e.reasons.push_back("Too many pods");
     // Only requested resources are checked (an overcommitted node still takes best-effort pods).
@@ -304,6 +321,41 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
     for (NodeId n : feasible) m = std::min(m, raw[n][p]);
     return m;
   };
+  // ImageLocality: per container image (":latest" added without a tag), the size the first node
+  // listing it reports, scaled by the share of nodes listing it; clamped and scaled to 0..100.
+  auto lists = [&](NodeId n, const std::string& name) {
+    for (const NodeImage& im : st.node(n).images)
+      for (StrId s : im.names)
+        if (interned(s) == name) return im.size_bytes;
+    return int64_t{-1};
+  };
+  std::vector<const Container*> containers;
+  for (const Container& c : spec.init_containers) containers.push_back(&c);
+  for (const Container& c : spec.containers) containers.push_back(&c);
+  const int64_t mib = 1024 * 1024;
+  for (NodeId n : feasible) {
+    int64_t sum = 0;
+    for (const Container* c : containers) {
+      std::string name = c->image;
+      const auto colon = name.rfind(':'), slash = name.rfind('/');
+      if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) {
+        name += ":latest";
+      }
+      if (lists(n, name) < 0) continue;
+      int64_t size = -1, holders = 0;
+      for (NodeId m : st.nodes()) {
+        const int64_t sz = lists(m, name);
+        if (sz < 0) continue;
+        if (size < 0) size = sz;
+        ++holders;
+      }
+      sum += static_cast<int64_t>(static_cast<double>(size) *
+                                  (static_cast<double>(holders) / static_cast<double>(st.node_count())));
+    }
+    const int64_t max_threshold = 1000 * mib * static_cast<int64_t>(containers.size());
+    sum = std::max<int64_t>(23 * mib, std::min(sum, max_threshold));
+    raw[n]["ImageLocality"] = 100 * (sum - 23 * mib) / (max_threshold - 23 * mib);
+  }
   const int64_t tt_max = max_of("TaintToleration"), na_max = max_of("NodeAffinity");
   const int64_t pts_max = max_of("PodTopologySpread"), pts_min = min_of("PodTopologySpread");
   for (NodeId n : feasible) {
@@ -318,9 +370,11 @@ std::map<NodeId, Expected> brute_force(const ClusterState& st, const Pod& pod,
         !owned         ? 0
         : pts_max == 0 ? 100
                        : 100 * (pts_max + pts_min - r["PodTopologySpread"]) / pts_max;
+    e.scores["ImageLocality"] = r["ImageLocality"];
     e.total = 3 * e.scores["TaintToleration"] + 2 * e.scores["NodeAffinity"] +
               e.scores["NodeResourcesFit"] + 2 * e.scores["PodTopologySpread"] +
-              2 * e.scores["InterPodAffinity"] + e.scores["NodeResourcesBalancedAllocation"];
+              2 * e.scores["InterPodAffinity"] + e.scores["NodeResourcesBalancedAllocation"] +
+              e.scores["ImageLocality"];
   }
   return out;
 }

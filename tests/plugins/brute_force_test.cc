@@ -46,11 +46,24 @@ std::string random_cluster(Rng& rng, int* pending) {
     }
     std::string spec =
         "{taints: [" + taints + "]" + (rng.bernoulli(0.1) ? ", unschedulable: true" : "") + "}";
-    out += node_doc(name,
-                    "{cpu: " + std::to_string(1000 + 500 * rng.below(8)) +
-                        "m, memory: " + std::to_string(1 + rng.below(8)) +
-                        "Gi, pods: " + std::to_string(2 + rng.below(10)) + "}",
-                    labels, spec);
+    std::string node = node_doc(name,
+                                "{cpu: " + std::to_string(1000 + 500 * rng.below(8)) +
+                                    "m, memory: " + std::to_string(1 + rng.below(8)) +
+                                    "Gi, pods: " + std::to_string(2 + rng.below(10)) + "}",
+                                labels, spec);
+    // Some nodes report images (ImageLocality): sizes 50..1600 MiB.
+    std::string images;
+    for (const char* im : {"app:v1", "db:v2", "big:latest"}) {
+      if (!rng.bernoulli(0.4)) continue;
+      images += std::string(images.empty() ? "" : ", ") + "{names: [\"" + im +
+                "\"], sizeBytes: " + std::to_string((50 + 50 * rng.below(32)) << 20) + "}";
+    }
+    if (!images.empty()) {
+      node.pop_back();  // "}\n" of the status mapping
+      node.pop_back();
+      node += ", images: [" + images + "]}\n";
+    }
+    out += node;
   }
   // Inter-pod (anti-)affinity: selectors on app (matchLabels, In, NotIn, everything, or none),
   // topology keys hostname / zone / disk, namespaces (own, listed, by label, all) and
@@ -138,7 +151,19 @@ std::string random_cluster(Rng& rng, int* pending) {
     meta += "labels: {app: " + std::string(1, static_cast<char>('a' + rng.below(3))) + ", tier: t" +
             std::to_string(rng.below(2)) + "}";
     if (rng.bernoulli(0.35)) spec += random_pod_affinity();
-    return pod_doc((rng.bernoulli(0.25) ? "other/" : "") + name, {req}, spec, meta);
+    std::string pod = pod_doc((rng.bernoulli(0.25) ? "other/" : "") + name, {req}, spec, meta);
+    // Images (ImageLocality) and host ports (NodePorts) on the container "c0".
+    static const char* kImages[] = {"app:v1", "db:v2", "big", "none:v9"};
+    const std::string image = kImages[rng.below(4)];
+    std::string ports;
+    if (rng.bernoulli(0.25)) {
+      ports = "    ports: [{containerPort: 80, hostPort: " + std::to_string(80 + rng.below(2)) +
+              (rng.bernoulli(0.5) ? ", hostIP: 10.0.0." + std::to_string(rng.below(2)) : "") +
+              "}]\n";
+    }
+    const std::string c0 = "  - name: c0\n";
+    pod.replace(pod.find(c0), c0.size(), c0 + "    image: \"" + image + "\"\n" + ports);
+    return pod;
   };
   const int bound = static_cast<int>(rng.below(12));
   for (int i = 0; i < bound; ++i) {
@@ -153,7 +178,7 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
   const std::string config =
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
       "percentageOfNodesToScore: 100\nprofiles:\n- deterministic: true\n";
-  int checked_nodes = 0, scheduled = 0;
+  int checked_nodes = 0, scheduled = 0, image_scores = 0, port_conflicts = 0;
   int ipa_rejected = 0, ipa_scored = 0;  // nodes where InterPodAffinity decided or scored
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Rng rng(seed);
@@ -176,12 +201,15 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
           ASSERT_EQ(got.feasible, e.feasible);
           if (!got.feasible) {
             EXPECT_EQ(got.reasons, e.reasons);
+            port_conflicts += got.reasons.size() == 1 && got.reasons[0].find("free ports") !=
+                                                             std::string::npos;
             ipa_rejected +=
                 e.reasons.size() == 1 && e.reasons[0].find("affinity rules") != std::string::npos;
             continue;
           }
           ipa_scored += e.scores.at("InterPodAffinity") > 0;
           std::map<std::string, int64_t> scores(got.scores.begin(), got.scores.end());
+          image_scores += scores["ImageLocality"] > 0;
           EXPECT_EQ(scores, e.scores);
           EXPECT_EQ(got.total, e.total);
           ++checked_nodes;
@@ -210,10 +238,14 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
   }
   EXPECT_GT(checked_nodes, 500);
   EXPECT_GT(scheduled, 100);
-  EXPECT_GT(ipa_rejected, 100);
+  EXPECT_GT(image_scores, 50);    // ImageLocality is exercised
+  EXPECT_GT(port_conflicts, 10);  // and NodePorts
+  EXPECT_GT(ipa_rejected, 100);   // and InterPodAffinity
   EXPECT_GT(ipa_scored, 100);
-  std::printf("checked %d nodes, %d scheduled, InterPodAffinity rejected %d and scored %d\n",
-              checked_nodes, scheduled, ipa_rejected, ipa_scored);
+  std::printf(
+      "checked %d nodes, %d scheduled: %d ImageLocality scores > 0, %d port conflicts, "
+      "InterPodAffinity rejected %d and scored %d\n",
+      checked_nodes, scheduled, image_scores, port_conflicts, ipa_rejected, ipa_scored);
 }
 
 }  // namespace

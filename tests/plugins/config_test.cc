@@ -56,11 +56,12 @@ TEST(Config, DefaultProfileIsUpstreamDefault) {
   EXPECT_EQ(p.scheduler_name, "default-scheduler");
   EXPECT_EQ(p.queue_sort->name(), "PrioritySort");
   EXPECT_EQ(names(p.pre_filter),
-            (std::vector<std::string>{"NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
-                                      "InterPodAffinity"}));
-  EXPECT_EQ(names(p.filter), (std::vector<std::string>{
-                                 "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                                 "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}));
+            (std::vector<std::string>{"NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                      "PodTopologySpread", "InterPodAffinity"}));
+  EXPECT_EQ(names(p.filter),
+            (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
+                                      "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                      "PodTopologySpread", "InterPodAffinity"}));
   EXPECT_EQ(names(p.post_filter), std::vector<std::string>{"DefaultPreemption"});
   EXPECT_EQ(names(p.pre_score),
             (std::vector<std::string>{"TaintToleration", "NodeAffinity", "NodeResourcesFit",
@@ -72,7 +73,8 @@ TEST(Config, DefaultProfileIsUpstreamDefault) {
                                                           {"NodeResourcesFit", 1},
                                                           {"PodTopologySpread", 2},
                                                           {"InterPodAffinity", 2},
-                                                          {"NodeResourcesBalancedAllocation", 1}}));
+                                                          {"NodeResourcesBalancedAllocation", 1},
+                                                          {"ImageLocality", 1}}));
   EXPECT_EQ(names(p.bind), std::vector<std::string>{"DefaultBinder"});
   EXPECT_EQ(p.percentage_of_nodes_to_score, 0);
   EXPECT_FALSE(p.deterministic_ties);
@@ -97,7 +99,8 @@ TEST(Config, MultiPointEntryReplacesDefaultInPlaceAndResetsWeight) {
                                                           {"NodeResourcesFit", 1},
                                                           {"PodTopologySpread", 2},
                                                           {"InterPodAffinity", 2},
-                                                          {"NodeResourcesBalancedAllocation", 1}}));
+                                                          {"NodeResourcesBalancedAllocation", 1},
+                                                          {"ImageLocality", 1}}));
 }
 
 TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
@@ -110,9 +113,10 @@ TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
                                                           {"NodeAffinity", 2},
                                                           {"NodeResourcesFit", 1},
                                                           {"InterPodAffinity", 2},
-                                                          {"NodeResourcesBalancedAllocation", 1}}));
+                                                          {"NodeResourcesBalancedAllocation", 1},
+                                                          {"ImageLocality", 1}}));
   // Filter is untouched.
-  EXPECT_EQ(p[0]->filter.size(), 7u);
+  EXPECT_EQ(p[0]->filter.size(), 8u);
 }
 
 TEST(Config, DisableAllAtOnePoint) {
@@ -121,7 +125,7 @@ TEST(Config, DisableAllAtOnePoint) {
                             "      enabled: [{name: NodeResourcesFit, weight: 2}]\n"));
   EXPECT_EQ(weights(*p[0]),
             (std::vector<std::pair<std::string, int64_t>>{{"NodeResourcesFit", 2}}));
-  EXPECT_EQ(p[0]->filter.size(), 7u);
+  EXPECT_EQ(p[0]->filter.size(), 8u);
   // PreScore is its own point: still every default PreScore plugin.
   EXPECT_EQ(p[0]->pre_score.size(), 6u);
 }
@@ -132,14 +136,14 @@ TEST(Config, MultiPointDisabledRemovesEverywhere) {
                             "      disabled: [{name: TaintToleration}]\n"));
   for (auto* list : {&p[0]->filter, &p[0]->pre_score})
     for (fw::Plugin* pl : *list) EXPECT_NE(pl->name(), "TaintToleration");
-  EXPECT_EQ(p[0]->score.size(), 5u);
+  EXPECT_EQ(p[0]->score.size(), 6u);
 }
 
 TEST(Config, DisabledAtOnePointKeepsOtherPoints) {
   auto p =
       profiles_from(profile("  plugins:\n    score:\n"
                             "      disabled: [{name: NodeResourcesBalancedAllocation}]\n"));
-  EXPECT_EQ(p[0]->score.size(), 5u);
+  EXPECT_EQ(p[0]->score.size(), 6u);
   EXPECT_EQ(names(p[0]->pre_score).back(), "NodeResourcesBalancedAllocation");
 }
 
@@ -168,14 +172,15 @@ TEST(Config, BackoffSettings) {
 TEST(Config, NotModelledPluginsAreAcceptedWithWarning) {
   std::vector<std::string> warnings;
   auto cfg = fw::parse_scheduler_config(
-      profile("  plugins:\n    multiPoint:\n      enabled: [{name: ImageLocality, weight: 4}]\n"
-              "  pluginConfig:\n  - name: VolumeBinding\n    args: {bindTimeoutSeconds: 600}\n"),
+      profile(
+          "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding, weight: 4}]\n"
+          "  pluginConfig:\n  - name: VolumeZone\n    args: {foo: 2}\n"),
       "c.yaml");
   auto p = build_profiles(cfg, registry(), &warnings);
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_NE(warnings[0].find("ImageLocality is accepted but not modelled"), std::string::npos);
-  EXPECT_NE(warnings[1].find("VolumeBinding"), std::string::npos);
-  EXPECT_EQ(p[0]->score.size(), 6u);  // ImageLocality is not instantiated
+  EXPECT_NE(warnings[0].find("VolumeBinding is accepted but not modelled"), std::string::npos);
+  EXPECT_NE(warnings[1].find("VolumeZone"), std::string::npos);
+  EXPECT_EQ(p[0]->score.size(), 7u);  // VolumeBinding is not instantiated
   // The default profile names them only implicitly: no warning.
   warnings.clear();
   build_profiles(fw::default_scheduler_config(), registry(), &warnings);

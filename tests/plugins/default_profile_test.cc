@@ -142,7 +142,7 @@ TEST(DefaultProfile, EvaluateReportsEveryScorePlugin) {
   EXPECT_FALSE(e["b"].feasible);
   EXPECT_EQ(e["b"].reasons, std::vector<std::string>{"node(s) had untolerated taint {x: }"});
   std::map<std::string, int64_t> s(e["a"].scores.begin(), e["a"].scores.end());
-  ASSERT_EQ(s.size(), 6u);
+  ASSERT_EQ(s.size(), 7u);
   EXPECT_EQ(s["TaintToleration"], 100);
   EXPECT_EQ(s["NodeAffinity"], 0);       // skipped: no preferred terms
   EXPECT_EQ(s["PodTopologySpread"], 0);  // skipped: no constraints, no owner
@@ -150,6 +150,7 @@ TEST(DefaultProfile, EvaluateReportsEveryScorePlugin) {
   // Fit: cpu (4000-1000)*100/4000 = 75, memory 75 → 75; balanced: 0.25 vs 0.25 → 100.
   EXPECT_EQ(s["NodeResourcesFit"], 75);
   EXPECT_EQ(s["NodeResourcesBalancedAllocation"], 100);
+  EXPECT_EQ(s["ImageLocality"], 0);  // no node reports images
   EXPECT_EQ(e["a"].total, 3 * 100 + 75 + 100);
 }
 

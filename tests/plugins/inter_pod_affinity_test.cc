@@ -79,8 +79,14 @@ std::string pod(const std::string& name, const std::string& labels, const std::s
   return pod_doc(name, {""}, (node.empty() ? "" : "nodeName: " + node + "\n") + spec,
                  "labels: " + labels);
 }
+// Nodes carry the kubernetes.io/hostname label, as the kubelet sets it on every node (the loader
+// does not invent it).
 std::string node(const std::string& name, const std::string& labels) {
-  return node_doc(name, "{cpu: 4, memory: 8Gi}", labels);
+  std::string with_host = labels;
+  if (labels.find("kubernetes.io/hostname") == std::string::npos)
+    with_host = "{kubernetes.io/hostname: " + name + (labels == "{}" ? "" : ", ") +
+                labels.substr(1);
+  return node_doc(name, "{cpu: 4, memory: 8Gi}", with_host);
 }
 std::string ns_doc(const std::string& name, const std::string& labels) {
   return "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: " + name + ", labels: " + labels +

@@ -176,8 +176,9 @@ TEST(NodeAffinity, MatchFieldsNarrowCandidatesAndConflict) {
   Harness h(
       node_doc("n1", "{cpu: 1}") + node_doc("n2", "{cpu: 1}") + node_doc("n3", "{cpu: 1}") +
           pod_doc("pinned", {""},
-                  fields("      - matchFields: [{key: metadata.name, operator: In, values: [n2, "
-                         "gone]}]\n")) +
+                  fields("      - matchFields: [{key: metadata.name, operator: In, values: [n2]}]\n"
+                         "      - matchFields: [{key: metadata.name, operator: In, values: "
+                         "[gone]}]\n")) +
           pod_doc("conflict", {""},
                   fields("      - matchFields: [{key: metadata.name, operator: In, values: [n1]}, "
                          "{key: metadata.name, operator: In, values: [n2]}]\n")),

@@ -15,6 +15,8 @@ inline constexpr const char* kInterPodAffinity = "InterPodAffinity";
 inline constexpr const char* kDefaultPreemption = "DefaultPreemption";
 inline constexpr const char* kDefaultBinder = "DefaultBinder";
 inline constexpr const char* kSchedulingGates = "SchedulingGates";
+inline constexpr const char* kNodePorts = "NodePorts";
+inline constexpr const char* kImageLocality = "ImageLocality";
 // orrery plugins (not in kube-scheduler).
 inline constexpr const char* kMachineConstraints = "MachineConstraints";
 

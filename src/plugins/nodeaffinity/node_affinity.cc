@@ -25,6 +25,26 @@ NodeAffinityArgs NodeAffinityArgs::parse(const yaml::Ctx& args) {
   expect_arg_keys(args, {"addedAffinity"});
   if (args.defined() && args.has("addedAffinity")) {
     a.added = parse_node_affinity(args.child("addedAffinity"));
+    // ValidateNodeAffinityArgs: the terms must parse (nodeaffinity.NewNodeSelector /
+    // NewPreferredSchedulingTerms).
+    if (a.added.required) {
+      for (size_t i = 0; i < a.added.required->size(); ++i) {
+        const auto errs = (*a.added.required)[i].errors();
+        if (!errs.empty()) {
+          args.child("addedAffinity")
+              .fail("requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[" +
+                    std::to_string(i) + "]." + errs.front());
+        }
+      }
+    }
+    for (size_t i = 0; i < a.added.preferred.size(); ++i) {
+      const auto errs = a.added.preferred[i].preference.errors();
+      if (!errs.empty()) {
+        args.child("addedAffinity")
+            .fail("preferredDuringSchedulingIgnoredDuringExecution[" + std::to_string(i) + "]." +
+                  errs.front());
+      }
+    }
   }
   return a;
 }
@@ -109,6 +129,26 @@ void NodeAffinityPlugin::describe(const ClusterState&, const fw::Rejection& r,
 
 fw::Status NodeAffinityPlugin::pre_score(const fw::CycleContext& cycle, std::span<const NodeId>) {
   preferred_.clear();
+  // getPodPreferredNodeAffinity → nodeaffinity.NewPreferredSchedulingTerms: a preferred term that
+  // does not parse fails PreScore (an error, not a rejection) with the flattened field errors.
+  const auto& pod_preferred = cycle.spec.node_affinity.preferred;
+  std::vector<std::string> errors;
+  for (size_t i = 0; i < pod_preferred.size(); ++i) {
+    if (!pod_preferred[i].preference.invalid) continue;
+    for (const std::string& e : pod_preferred[i].preference.errors()) {
+      std::string msg(1, '[');  // (a string literal + std::string here trips GCC 12's -Wrestrict)
+      msg += std::to_string(i);
+      msg += "].";
+      msg += e;
+      if (std::find(errors.begin(), errors.end(), msg) == errors.end()) errors.push_back(msg);
+    }
+  }
+  if (!errors.empty()) {
+    std::string msg;
+    for (const std::string& e : errors) msg += (msg.empty() ? "" : ", ") + e;
+    if (errors.size() > 1) msg = std::string(1, '[') + msg + ']';
+    return fw::Status::error(name(), msg);
+  }
   const std::vector<PreferredSchedulingTerm>* lists[] = {&args_.added.preferred,
                                                          &cycle.spec.node_affinity.preferred};
   for (const auto* list : lists) {

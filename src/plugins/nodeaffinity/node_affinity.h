@@ -8,6 +8,9 @@
 //  - Score: Σ weights of matching preferred terms (pod's and addedAffinity's; empty terms ignored),
 //    normalised by the maximum (DefaultNormalizeScore(100, false)). PreScore skips pods without
 //    preferred terms when addedAffinity has none.
+//  - Terms with a requirement upstream's parser rejects (an invalid label value, a non-integer
+//    Gt/Lt value; NodeSelectorRequirement::errors): a required term never matches; a preferred
+//    term fails PreScore with upstream's field errors; in addedAffinity they are config errors.
 // Args: addedAffinity (a v1.NodeAffinity applied to every pod of the profile).
 #pragma once
 

@@ -4,8 +4,8 @@ namespace orrery::plugins {
 
 const std::vector<std::string>& not_modelled_plugins() {
   static const std::vector<std::string> kNames = {
-      "NodePorts",  "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
-      "VolumeZone", "DynamicResources",   "ImageLocality"};
+      "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+      "DynamicResources"};
   return kNames;
 }
 

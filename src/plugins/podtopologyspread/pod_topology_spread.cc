@@ -173,10 +173,12 @@ void PodTopologySpread::scatter_group(const ClusterState& st) {
 int64_t PodTopologySpread::count_on_node(const fw::CycleContext& cycle, const Constraint& c,
                                          NodeId node) const {
   if (c.counts_nothing) return 0;
-  if (c.by_owner) return group_count_[node];
+  if (c.by_owner) return group_count_[node];  // ClusterState's group counts skip terminating pods
   int64_t n = 0;
-  for (PodId p : cycle.state.pods_on(node))
-    if (selects(c, cycle, p)) ++n;
+  for (PodId p : cycle.state.pods_on(node)) {
+    // countPodsMatchSelector: pods being deleted are not counted (upstream #87621).
+    if (!cycle.state.pod(p).terminating && selects(c, cycle, p)) ++n;
+  }
   return n;
 }
 
