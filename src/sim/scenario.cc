@@ -818,6 +818,10 @@ Scenario load_scenario(const std::string& path) {
 
 Scenario trace_scenario(const std::string& trace_file, int workers) {
   if (workers <= 0) throw InputError("--workers: expected a positive number of workers");
+  if (workers > input_limits().nodes) {
+    throw InputError("--workers: " +
+                     over_limit("too many", workers, input_limits().nodes, "nodes"));
+  }
   Scenario s;
   s.name = std::filesystem::path(trace_file).stem().string();
   s.source = trace_file;
@@ -840,7 +844,9 @@ Scenario trace_scenario(const std::string& trace_file, int workers) {
     return p;
   }());
   t.trace = std::make_shared<Trace>(read_trace(trace_file));
+  t.where = trace_file;
   s.traces.push_back(std::move(t));
+  check_scenario_limits(s, 0);
   return s;
 }
 

@@ -137,6 +137,14 @@ TEST(StrictCli, AbsurdSizesFailFastBeforeAllocating) {
 }
 
 TEST(StrictCli, TraceTimesBeyondRangeAreErrorsNotCrashes) {
+  const std::string ok = write("ok.tr", "0 1 1 1\n");
+  const RunResult workers =
+      run_orrery("sim --trace " + ok + " --workers 100000000 --out " + scratch().path("w"));
+  EXPECT_EQ(workers.code, 1);
+  EXPECT_NE(workers.output.find("--workers: too many: 100,000,000, more than the limit of "
+                                "1,000,000 nodes"),
+            std::string::npos)
+      << workers.output;
   for (const char* t : {"1e308", "9223372036854775808"}) {
     const std::string f = write("big.tr", std::string(t) + " 1 1 1\n");
     const RunResult r =
