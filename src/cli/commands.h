@@ -29,10 +29,13 @@ void register_version(CLI::App& root, CommandTable& table);
 std::string version_text();
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
+void register_explain(CLI::App& root, CommandTable& table);  // cmd_explain.cc
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
+void register_history(CLI::App& root, CommandTable& table);  // KubCG's history database
+void register_kubcg(CLI::App& root, CommandTable& table);    // repro kubcg
 // `orrery completion bash|zsh` (cmd_completion.cc); register it last: it reads the whole tree
 // when it runs.
 void register_completion(CLI::App& root, CommandTable& table);

@@ -24,8 +24,9 @@ namespace {
 using Registration = void (*)(CLI::App&, CommandTable&);
 
 const Registration kRegistrations[] = {
-    register_version,   register_report, register_schedule,
+    register_version,   register_report, register_schedule, register_explain,
     register_federated, register_sim,    register_kubedsm,
+    register_history,   register_kubcg,
     register_completion,
 };
 

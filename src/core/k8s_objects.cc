@@ -1,7 +1,7 @@
 #include "core/k8s_objects.h"
 
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -736,6 +736,117 @@ bool is_list_kind(const std::string& kind) {
          kind == "NamespaceList";
 }
 
+// What orrery does instead of modelling a field or object, for the warnings (k8s_warnings).
+constexpr const char* kNoVolumes =
+    "volumes are not modelled (VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions): "
+    "pods are placed as if they had none";
+constexpr const char* kNoDra =
+    "DynamicResources (DRA) is not modelled: claims are not allocated and do not restrict nodes";
+
+// Kinds kube-scheduler reads that orrery does not, with what each would change. Other kinds a dump
+// may hold (Deployments, ReplicaSets, ConfigMaps, Events, ...) do not reach kube-scheduler's
+// decisions, or only through the pods orrery reads, and are skipped silently (K8sObjects::
+// ignored_kinds counts them). The kinds orrery reads are dispatched in Reader::object.
+struct UnreadKind {
+  const char* kind;
+  const char* consequence;
+};
+constexpr UnreadKind kUnreadKinds[] = {
+    {"PersistentVolumeClaim", kNoVolumes},
+    {"PersistentVolume", kNoVolumes},
+    {"StorageClass", kNoVolumes},
+    {"CSINode", kNoVolumes},
+    {"CSIDriver", kNoVolumes},
+    {"VolumeAttachment", kNoVolumes},
+    {"PodDisruptionBudget",
+     "preemption ignores PodDisruptionBudgets (upstream picks victims that violate none first)"},
+    {"Service",
+     "PodTopologySpread's system default constraints find a pod's siblings by its controller "
+     "only; upstream also counts the pods of Services that select it"},
+    {"ResourceClaim", kNoDra},
+    {"ResourceClaimTemplate", kNoDra},
+    {"ResourceSlice", kNoDra},
+    {"DeviceClass", kNoDra},
+};
+
+const char* unread_kind_consequence(const std::string& kind) {
+  for (const UnreadKind& k : kUnreadKinds)
+    if (kind == k.kind) return k.consequence;
+  return nullptr;
+}
+
+void note_unmodelled(K8sObjects& out, const std::string& what, const char* consequence,
+                     const std::string& where, const std::string& example) {
+  for (Unmodelled& u : out.unmodelled) {
+    if (u.what == what) {
+      ++u.count;
+      return;
+    }
+  }
+  out.unmodelled.push_back({what, consequence, 1, where, example});
+}
+
+// The volume sources that reach kube-scheduler's volume plugins (a PVC, a generic ephemeral
+// volume's PVC, or an in-tree disk VolumeRestrictions checks); others (configMap, secret,
+// emptyDir, hostPath, projected, downwardAPI, inline csi) do not.
+bool schedules_volume(const Ctx& volume) {
+  for (const char* k : {"persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
+                        "awsElasticBlockStore", "azureDisk", "rbd", "iscsi", "cinder"})
+    if (volume.has(k)) return true;
+  return false;
+}
+
+// Pod fields that can change kube-scheduler's decisions and that orrery does not model.
+void note_unmodelled_pod_fields(K8sObjects& out, const Ctx& spec, const Ctx& status, const Pod& p) {
+  if (!spec.defined()) return;
+  const std::string key = p.key();
+  if (spec.has("resourceClaims") && spec.child("resourceClaims").size() > 0) {
+    note_unmodelled(out, "spec.resourceClaims", kNoDra, spec.child("resourceClaims").where(), key);
+  }
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.has(list)) continue;
+    Ctx cs = spec.child(list);
+    for (size_t i = 0; i < cs.size(); ++i) {
+      Ctx res = cs.item(i).child("resources");
+      if (res.defined() && res.has("claims")) {
+        note_unmodelled(out, "containers[].resources.claims", kNoDra, res.child("claims").where(),
+                        key);
+      }
+    }
+  }
+  if (spec.has("volumes")) {
+    Ctx vols = spec.child("volumes");
+    for (size_t i = 0; i < vols.size(); ++i) {
+      if (schedules_volume(vols.item(i))) {
+        note_unmodelled(out, "spec.volumes (claims, ephemeral volumes, in-tree disks)", kNoVolumes,
+                        vols.item(i).where(), key);
+        break;
+      }
+    }
+  }
+  if (!status.defined()) return;
+  if (p.node_name.empty() && status.has("nominatedNodeName")) {
+    note_unmodelled(out, "status.nominatedNodeName",
+                    "earlier preemption nominations are not modelled: the pod is scheduled as if "
+                    "it had none, and lower-priority pods do not see the room set aside for it",
+                    status.child("nominatedNodeName").where(), key);
+  }
+  bool resizing = status.has("resize");
+  if (!resizing && status.has("conditions")) {
+    Ctx conds = status.child("conditions");
+    for (size_t i = 0; i < conds.size() && !resizing; ++i) {
+      const std::string type = conds.item(i).str_or("type", "");
+      resizing = type == "PodResizePending" || type == "PodResizeInProgress";
+    }
+  }
+  if (resizing && !p.node_name.empty()) {
+    note_unmodelled(out, "in-place pod resize (status.resize / PodResize* conditions)",
+                    "the pod is counted with its spec requests; upstream counts the larger of "
+                    "the spec and the resources the kubelet allocated",
+                    status.where(), key);
+  }
+}
+
 struct Reader {
   const std::string& source;
   K8sObjects out;
@@ -773,6 +884,15 @@ struct Reader {
       namespace_object(c);
     } else {
       out.ignored_kinds[kind]++;
+      if (const char* consequence = unread_kind_consequence(kind)) {
+        Ctx meta = c.child("metadata");
+        std::string example = kind;
+        if (meta.defined() && meta.has("name")) {
+          example += "/" + (meta.has("namespace") ? meta.child("namespace").str() + "/" : "") +
+                     meta.child("name").str();
+        }
+        note_unmodelled(out, "kind " + kind, consequence, c.where(), example);
+      }
     }
   }
 
@@ -834,6 +954,7 @@ struct Reader {
         p.scheduling_gates.push_back(gates.item(i).child("name").str());
     }
     Ctx status = c.child("status");
+    note_unmodelled_pod_fields(out, spec, status, p);
     if (status.defined() && status.has("phase")) {
       Ctx ph = status.child("phase");
       auto phase = parse_pod_phase(ph.str());
@@ -975,18 +1096,55 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
     into.doubtful_resource_name = std::move(from.doubtful_resource_name);
   }
   for (auto& [k, v] : from.ignored_kinds) into.ignored_kinds[k] += v;
+  for (Unmodelled& u : from.unmodelled) {
+    auto it = std::find_if(into.unmodelled.begin(), into.unmodelled.end(),
+                           [&](const Unmodelled& x) { return x.what == u.what; });
+    if (it == into.unmodelled.end())
+      into.unmodelled.push_back(std::move(u));
+    else
+      it->count += u.count;
+  }
 }
 
-ClusterState build_cluster(const K8sObjects& objects) {
+ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* warnings) {
   ClusterState state;
   for (const NamespaceObject& ns : objects.namespaces) state.add_namespace(ns.name, ns.labels);
   for (const Node& n : objects.nodes) state.add_node(n);
-  for (const Pod& p : objects.pods) state.add_pod(p);
+  // A partial dump: pods bound to nodes it does not hold. Upstream's cache never sees finished
+  // pods' nodes matter; running ones take room on a node that cannot be chosen anyway.
+  int finished = 0, running = 0;
+  std::string finished_example, running_example;
+  for (const Pod& p : objects.pods) {
+    if (!p.node_name.empty() && !state.find_node(p.node_name) && warnings) {
+      const bool done = is_terminal(p.phase);
+      int& count = done ? finished : running;
+      std::string& example = done ? finished_example : running_example;
+      if (count++ == 0) example = p.key() + " on " + p.node_name;
+      continue;
+    }
+    state.add_pod(p);
+  }
+  if (finished > 0) {
+    warnings->push_back(std::to_string(finished) +
+                        " finished pod(s) are bound to nodes the input does not hold (e.g. " +
+                        finished_example + "): ignored, as kube-scheduler ignores them");
+  }
+  if (running > 0) {
+    warnings->push_back(std::to_string(running) +
+                        " running pod(s) are bound to nodes the input does not hold (e.g. " +
+                        running_example +
+                        "): skipped; they are not counted for topology spreading or pod affinity "
+                        "(dump every node to include them)");
+  }
   return state;
 }
 
 std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
   std::vector<std::string> out;
+  for (const Unmodelled& u : objects.unmodelled) {
+    out.push_back(u.first_where + ": " + std::to_string(u.count) + " object(s) use " + u.what +
+                  " (e.g. " + u.example + "): " + u.consequence);
+  }
   if (objects.namespaces.empty() && !objects.labelled_namespace_selector.empty()) {
     out.push_back(objects.labelled_namespace_selector +
                   ": namespaceSelector names namespace labels, but the input has no Namespace "

@@ -6,7 +6,7 @@
 set -euo pipefail
 root=${1:?usage: check_layers.sh REPO_ROOT}
 cd "$root/src"
-sim_side='policies/kubedsm/evaluation\.|policies/kubedsm/repro\.|policies/federated/'
+sim_side='policies/kubedsm/evaluation\.|policies/kubedsm/repro\.|policies/kubcg/evaluation\.|policies/kubcg/repro\.|policies/federated/'
 bad=$(grep -rlE '#include "sim/' framework plugins policies |
       grep -vE "^($sim_side)" || true)
 if [[ -n $bad ]]; then
