@@ -211,7 +211,11 @@ TEST(CompletionCli, BashScriptParsesAndCompletesCommands) {
         .output;
   };
   EXPECT_EQ(complete("orrery sch", 1), "schedule ");
-  EXPECT_EQ(complete("orrery repro \"\"", 2), "federated kubedsm ");
+  // Under `repro`, its subcommands (whichever reproductions this binary has), not the top level.
+  const std::string repro = complete("orrery repro \"\"", 2);
+  EXPECT_NE(repro.find("federated "), std::string::npos) << repro;
+  EXPECT_NE(repro.find("kubedsm "), std::string::npos) << repro;
+  EXPECT_EQ(repro.find("schedule"), std::string::npos) << repro;
   EXPECT_EQ(complete("orrery schedule -o \"\"", 3), "table json yaml ");
   EXPECT_EQ(complete("orrery sim --allow", 2), "--allow-large ");
 }
