@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/suggest.h"
@@ -47,6 +48,8 @@ struct RunFlags {
   bool no_wall_clock = false;
   bool quiet = false;
   std::string baseline;  // compare/demo: the verdict's baseline run (report::baseline_run)
+  std::string output = "table";  // -o: table, json or yaml (cli/output.h)
+  bool table() const { return output == "table"; }
 };
 
 void add_baseline_flag(CLI::App* app, RunFlags* f) {
@@ -64,6 +67,8 @@ void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_flag("--no-wall-clock", f->no_wall_clock,
                 "Write wall-clock timings as 0, so outputs of equal runs are byte-identical");
   app->add_flag("--quiet,-q", f->quiet, "No progress bar or summary on the terminal");
+  add_output_option(app, &f->output);
+  add_allow_large_flag(app);
 }
 
 std::string policy_list() {
@@ -215,18 +220,28 @@ int run_comparison(const std::vector<std::string>& profiles, const CompareRun& r
   std::vector<std::optional<Json>> finished(profiles.size());
   size_t printed = 0;
   std::function<void(const SweepStep&, const Json&)> print_in_order;
-  if (!f.quiet) {
+  if (!f.quiet && f.table()) {
     print_in_order = [&](const SweepStep& step, const Json& summary) {
       finished[step.index] = summary;
       for (; printed < finished.size() && finished[printed]; ++printed)
         print(printed, *finished[printed], dirs[printed]);
     };
   }
-  run_sweep(
+  const std::vector<Json> summaries = run_sweep(
       profiles.size(), jobs, [&](size_t i) { return run(i, dirs[i]); }, print_in_order);
   const std::string report = out + "/report.html";
   report::write_run_report(dirs, report, title, f.baseline);
-  std::printf("report: %s\n", report.c_str());
+  if (f.table()) {
+    std::printf("report: %s\n", report.c_str());
+  } else {
+    // The runs' summary.json documents, in the order of --profiles.
+    Json doc;
+    doc["report"] = report;
+    doc["runs"] = Json::array();
+    for (size_t i = 0; i < summaries.size(); ++i)
+      doc["runs"].push_back(Json{{"dir", dirs[i]}, {"summary", summaries[i]}});
+    print_document(doc, f.output);
+  }
   return 0;
 }
 
@@ -391,7 +406,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->add_option("--workers", so->workers, "With --trace: number of one-slot workers");
   sim_app->add_option("--profile", so->profile,
                       "Scheduling policy to run (replaces the scenario's; default kube-default)");
-  sim_app->add_option("--out,-o", so->out, "Output directory");
+  sim_app->add_option("--out", so->out, "Output directory");
   sim_app->add_flag("--list-profiles", so->list,
                     "List the scheduling policies and federated architectures and exit");
   sim_app->add_option("--queue-mode", so->queue_mode,
@@ -402,47 +417,50 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->footer(
       "Writes DIR/summary.json (last), jobs.csv, pods.csv, timeseries.csv and edge_ratio.csv "
       "(when the cluster has edge nodes). See docs/simulator.md.");
-  table.push_back({sim_app, [so] {
-                     const fw::PolicyRegistry reg = simulation_policies();
-                     if (so->list) {
-                       std::printf("%s", policies::name_list(true).c_str());
-                       return 0;
-                     }
-                     if (federated_sim_requested(so->federated)) {
-                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
-                           !so->queue_mode.empty()) {
-                         throw InputError(
-                             "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
-                             "configuration sets the workers): drop the scenario, --workers, "
-                             "--profile and --queue-mode");
-                       }
-                       if (!so->out.empty()) clear_old_summary(so->out);
-                       return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
-                                                so->flags.no_wall_clock, so->flags.quiet);
-                     }
-                     if (so->scenario.empty() == so->trace.empty()) {
-                       throw InputError("give a scenario file or --trace FILE (one of them)");
-                     }
-                     if (!so->trace.empty() && so->workers <= 0) {
-                       throw InputError("--trace needs --workers N (a positive number)");
-                     }
-                     if (so->out.empty()) throw InputError("--out DIR is required");
-                     if (!so->profile.empty()) reject_architecture("--profile", so->profile);
-                     if (!so->profile.empty() && !reg.has(so->profile)) {
-                       throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
-                                        did_you_mean(so->profile, reg.names()) +
-                                        "; known policies:\n" + policy_list());
-                     }
-                     clear_old_summary(so->out);
-                     sim::Scenario sc = so->trace.empty()
-                                            ? sim::load_scenario(so->scenario)
-                                            : sim::trace_scenario(so->trace, so->workers);
-                     if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
-                     const Json s =
-                         run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
-                     if (!so->flags.quiet) print_summary(s, so->out);
-                     return 0;
-                   }});
+  table.push_back(
+      {sim_app, [so] {
+         const fw::PolicyRegistry reg = simulation_policies();
+         if (so->list) {
+           std::printf("%s", policies::name_list(true).c_str());
+           return 0;
+         }
+         if (federated_sim_requested(so->federated)) {
+           if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
+               !so->queue_mode.empty()) {
+             throw InputError(
+                 "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
+                 "configuration sets the workers): drop the scenario, --workers, "
+                 "--profile and --queue-mode");
+           }
+           if (!so->out.empty()) clear_old_summary(so->out);
+           return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
+                                    so->flags.no_wall_clock, so->flags.quiet, so->flags.output);
+         }
+         if (so->scenario.empty() == so->trace.empty()) {
+           throw InputError("give a scenario file or --trace FILE (one of them)");
+         }
+         if (!so->trace.empty() && so->workers <= 0) {
+           throw InputError("--trace needs --workers N (a positive number)");
+         }
+         if (so->out.empty()) throw InputError("--out DIR is required");
+         if (!so->profile.empty()) reject_architecture("--profile", so->profile);
+         if (!so->profile.empty() && !reg.has(so->profile)) {
+           throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
+                            did_you_mean(so->profile, reg.names()) + "; known policies:\n" +
+                            policy_list());
+         }
+         clear_old_summary(so->out);
+         sim::Scenario sc = so->trace.empty() ? sim::load_scenario(so->scenario)
+                                              : sim::trace_scenario(so->trace, so->workers);
+         if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
+         const Json s = run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
+         if (!so->flags.table()) {
+           print_document(s, so->flags.output);
+         } else if (!so->flags.quiet) {
+           print_summary(s, so->out);
+         }
+         return 0;
+       }});
 
   // ---- orrery compare ----
   struct CompareOptions {
@@ -467,7 +485,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
                   "Comma-separated policy names; with --trace also megha, pigeonc and their "
                   "variants (orrery sim --list-profiles)")
       ->required();
-  cmp->add_option("--out,-o", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
+  cmp->add_option("--out", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
       ->required();
   cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(cmp, &co->flags);
@@ -510,7 +528,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   auto dopt = std::make_shared<DemoOptions>();
   CLI::App* demo = root.add_subcommand(
       "demo", "Run the bundled demo scenario under the available policies and write a report");
-  demo->add_option("--out,-o", dopt->out, "Output directory (default out/demo)");
+  demo->add_option("--out", dopt->out, "Output directory (default out/demo)");
   demo->add_option("--jobs,-j", dopt->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(demo, &dopt->flags);
   add_baseline_flag(demo, &dopt->flags);

@@ -29,6 +29,7 @@ const Registration kRegistrations[] = {
     register_history,   register_kubcg,  register_optpack,
     register_carico,
     register_serve,
+    register_completion,
 };
 
 // The first word is a command: an unknown one is an error with the closest command's name.

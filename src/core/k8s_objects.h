@@ -68,6 +68,9 @@ struct K8sObjects {
   // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
   // or "" (see k8s_warnings).
   std::string labelled_namespace_selector;
+  // "FILE:LINE: path: ..." of the first node resource whose name no pod could request
+  // (core/k8s_names.h), or "" (see k8s_warnings).
+  std::string doubtful_resource_name;
   // Fields and objects not modelled, in the order first seen (collected while reading).
   std::vector<Unmodelled> unmodelled;
 };
@@ -88,9 +91,10 @@ void merge_into(K8sObjects& into, K8sObjects&& from);
 ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* warnings = nullptr);
 
 // Warnings about the (merged) objects, one line per kind of problem with a count and the first
-// example: fields and objects not modelled that can change decisions (K8sObjects::unmodelled), and
-// a namespaceSelector that names labels while the input has no Namespace objects (every namespace
-// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find).
+// example: fields and objects not modelled that can change decisions (K8sObjects::unmodelled), a
+// namespaceSelector that names labels while the input has no Namespace objects (every namespace
+// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find), and a
+// node resource name that is neither standard nor a domain-prefixed extended resource.
 std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is

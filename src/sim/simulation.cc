@@ -58,6 +58,10 @@ class Simulation::Arrivals : public EventTarget {
 Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& policies,
                        RunOptions options)
     : sc_(scenario), opt_(std::move(options)), seed_(opt_.seed.value_or(scenario.seed)) {
+  if (opt_.duration > 0) check_scenario_limits(sc_, opt_.duration);
+  // Settings for a policy no registry knows (a typo under `policies:`) would be silently unused.
+  for (const auto& [name, def] : sc_.policy_settings)
+    if (!policies.has(name)) throw InputError(def.where + ": " + policies.unknown(name));
   sim_ = std::make_unique<SimBackend>(loop_, seed_, sc_.lifecycle);
   services_.provide<fw::NodeTelemetry>(sim_.get());
   runtime_ = std::make_unique<fw::Runtime>(fw::Runtime{*sim_, clock_, services_, reservations_});
@@ -227,7 +231,7 @@ void Simulation::build_events() {
 }
 
 std::vector<std::string> Simulation::warnings() const {
-  std::vector<std::string> out;
+  std::vector<std::string> out = sc_.warnings;
   for (const auto& p : policies_)
     for (const std::string& w : p->stats.warnings()) out.push_back(p->name + ": " + w);
   return out;
