@@ -46,8 +46,9 @@ void check_command(CLI::App& app, int argc, char** argv) {
 
 int run(int argc, char** argv) {
   CLI::App app{
-      "orrery: scheduling policies for Kubernetes clusters — simulated today; a real "
-      "cluster backend is planned"};
+      "orrery: scheduling policies for Kubernetes clusters — in a deterministic simulator, on "
+      "cluster snapshots, and against a Kubernetes API (`orrery serve`; tested against a fake "
+      "API server only, see README)"};
   app.require_subcommand(0, 1);
   app.set_help_all_flag("--help-all", "Print help for every command");
   bool version = false;
