@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/json_items.h"
+#include "core/k8s_api_objects.h"
 #include "core/yaml_util.h"
 
 namespace orrery {
@@ -588,6 +590,17 @@ NodeAffinity parse_node_affinity(const Ctx& c) {
 TopologySpreadConstraint parse_topology_spread_constraint(const Ctx& c) {
   return read_spread(c);
 }
+LabelSet parse_labels(const Ctx& c) {
+  LabelSet out;
+  read_labels(c, &out);
+  return out;
+}
+LabelSelector parse_label_selector(const Ctx& c) {
+  return read_affinity_selector(c);
+}
+NodeSelectorTerm parse_node_selector_term(const Ctx& c) {
+  return read_term(c);
+}
 
 namespace {
 
@@ -643,6 +656,7 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
     s.pod_affinity = read_pod_affinity_rules(aff.child("podAffinity"), s.labels);
     s.pod_anti_affinity = read_pod_affinity_rules(aff.child("podAntiAffinity"), s.labels);
   }
+  s.volumes = read_pod_volumes(c.child("volumes"));
   Ctx spread = c.child("topologySpreadConstraints");
   if (spread.defined()) {
     spread.expect_seq();
@@ -735,7 +749,8 @@ namespace {
 
 bool is_list_kind(const std::string& kind) {
   return kind == "List" || kind == "NodeList" || kind == "PodList" || kind == "PriorityClassList" ||
-         kind == "NamespaceList";
+         kind == "NamespaceList" ||
+         (kind.ends_with("List") && is_api_object_kind(kind.substr(0, kind.size() - 4)));
 }
 
 struct Reader {
@@ -765,6 +780,8 @@ struct Reader {
       priority_class(c);
     } else if (kind == "Namespace") {
       namespace_object(c);
+    } else if (is_api_object_kind(kind)) {
+      read_api_object(kind, c, &out.api);
     } else {
       out.ignored_kinds[kind]++;
     }
@@ -962,6 +979,11 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
   for (auto& p : from.pods) into.pods.push_back(std::move(p));
   for (auto& pc : from.priority_classes) into.priority_classes.push_back(std::move(pc));
   for (auto& ns : from.namespaces) into.namespaces.push_back(std::move(ns));
+  for (auto& o : from.api.pvcs) into.api.pvcs.push_back(std::move(o));
+  for (auto& o : from.api.pvs) into.api.pvs.push_back(std::move(o));
+  for (auto& o : from.api.storage_classes) into.api.storage_classes.push_back(std::move(o));
+  for (auto& o : from.api.csi_nodes) into.api.csi_nodes.push_back(std::move(o));
+  for (auto& o : from.api.pdbs) into.api.pdbs.push_back(std::move(o));
   if (into.labelled_namespace_selector.empty()) {
     into.labelled_namespace_selector = std::move(from.labelled_namespace_selector);
   }
@@ -972,9 +994,98 @@ ClusterState build_cluster(const K8sObjects& objects) {
   ClusterState state;
   for (const NamespaceObject& ns : objects.namespaces) state.add_namespace(ns.name, ns.labels);
   for (const Node& n : objects.nodes) state.add_node(n);
+  if (!objects.api.empty()) {
+    auto api = std::make_shared<ApiObjects>(objects.api);
+    api->index();
+    state.set_api_objects(std::move(api));
+  }
   for (const Pod& p : objects.pods) state.add_pod(p);
   return state;
 }
+
+namespace {
+
+// One line per kind of missing or partial object the volume plugins and preemption read.
+void volume_warnings(const K8sObjects& objects, std::vector<std::string>* out) {
+  ApiObjects api = objects.api;
+  api.index();
+  struct Tally {
+    int count = 0;
+    std::string first;
+    void add(const std::string& what) {
+      if (count++ == 0) first = what;
+    }
+  };
+  Tally no_pvc, no_pv, no_class, in_tree;
+  std::set<std::string> seen_claims;
+  bool csi_claims = false;
+  for (const Pod& p : objects.pods) {
+    for (const PodVolume& v : p.spec->volumes) {
+      if (v.kind == PodVolume::Kind::kGcePd || v.kind == PodVolume::Kind::kAwsEbs) {
+        in_tree.add("pod " + p.key() + " volume \"" + v.name + "\"");
+      }
+      if (v.kind != PodVolume::Kind::kClaim && v.kind != PodVolume::Kind::kEphemeral) continue;
+      const std::string claim = v.kind == PodVolume::Kind::kClaim ? v.id : p.name + "-" + v.name;
+      if (!seen_claims.insert(p.ns + "/" + claim).second) continue;
+      const PersistentVolumeClaim* pvc = api.find_pvc(p.ns, claim);
+      if (!pvc) {
+        no_pvc.add("pod " + p.key() + " claim \"" + claim + "\"");
+        continue;
+      }
+      if (!pvc->volume_name.empty()) {
+        const PersistentVolume* pv = api.find_pv(pvc->volume_name);
+        if (!pv) {
+          no_pv.add(pvc->where + ": claim " + pvc->key() + " volumeName \"" + pvc->volume_name +
+                    "\"");
+        } else if (!pv->csi_driver.empty()) {
+          csi_claims = true;
+        } else if (!pv->in_tree_source.empty()) {
+          in_tree.add(pv->where + ": PersistentVolume \"" + pv->name + "\" (" +
+                      pv->in_tree_source + ")");
+        }
+      } else if (!pvc->storage_class.empty()) {
+        const StorageClass* sc = api.find_storage_class(pvc->storage_class);
+        if (!sc) {
+          no_class.add(pvc->where + ": claim " + pvc->key() + " storageClassName \"" +
+                       pvc->storage_class + "\"");
+        } else if (sc->provisioner.find('/') == std::string::npos ||
+                   !sc->provisioner.starts_with("kubernetes.io/")) {
+          csi_claims = true;
+        }
+      }
+    }
+  }
+  auto line = [&](const Tally& t, const std::string& what, const std::string& consequence) {
+    if (t.count == 0) return;
+    out->push_back(std::to_string(t.count) + " " + what + " (first: " + t.first + "): " +
+                   consequence);
+  };
+  line(no_pvc, "PersistentVolumeClaim(s) used by pods are not in the input",
+       "kube-scheduler rejects their pods (persistentvolumeclaim \"…\" not found); add them "
+       "(kubectl get pvc -A -o yaml)");
+  line(no_pv, "claim(s) are bound to PersistentVolumes that are not in the input",
+       "their pods are unschedulable (persistentvolume \"…\" not found), as upstream; add them "
+       "(kubectl get pv -o yaml)");
+  line(no_class, "unbound claim(s) name StorageClasses that are not in the input",
+       "taken as Immediate binding, as kube-scheduler takes a class it cannot find (add them: "
+       "kubectl get storageclass -o yaml)");
+  line(in_tree, "volume(s) use in-tree sources",
+       "CSI migration is not modelled: NodeVolumeLimits does not count them and VolumeBinding "
+       "checks their node affinity untranslated");
+  if (csi_claims && objects.api.csi_nodes.empty() && !objects.nodes.empty()) {
+    out->push_back("pods use CSI volumes but the input has no CSINode objects: no attach limits "
+                   "apply (NodeVolumeLimits), as for nodes without one upstream (add them: "
+                   "kubectl get csinodes -o yaml)");
+  }
+  Tally no_status;
+  for (const PodDisruptionBudget& b : objects.api.pdbs)
+    if (!b.has_status) no_status.add(b.where + ": " + b.ns + "/" + b.name);
+  line(no_status, "PodDisruptionBudget(s) have no status.disruptionsAllowed",
+       "taken as 0 (the zero value kube-scheduler would read), so preemption counts every "
+       "matching victim as a violation");
+}
+
+}  // namespace
 
 std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
   std::vector<std::string> out;
@@ -984,6 +1095,7 @@ std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
                   "objects: every namespace is taken to have no labels (add them, e.g. kubectl "
                   "get namespaces -o yaml)");
   }
+  volume_warnings(objects, &out);
   return out;
 }
 

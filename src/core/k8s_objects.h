@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/api_objects.h"
 #include "core/cluster_state.h"
 #include "core/node.h"
 #include "core/pod.h"
@@ -54,6 +55,8 @@ struct K8sObjects {
   std::vector<Pod> pods;
   std::vector<PriorityClass> priority_classes;
   std::vector<NamespaceObject> namespaces;
+  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, PodDisruptionBudgets.
+  ApiObjects api;
   std::map<std::string, int> ignored_kinds;  // kind → count of objects skipped
   // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
   // or "" (see k8s_warnings).
@@ -74,7 +77,9 @@ ClusterState build_cluster(const K8sObjects& objects);
 
 // Warnings about the (merged) objects: a namespaceSelector that names labels while the input has
 // no Namespace objects (every namespace is then taken to have no labels, as kube-scheduler does
-// for a namespace it cannot find). At most one line per kind of problem.
+// for a namespace it cannot find); pods whose volumes need objects the input lacks (a claim, its
+// PersistentVolume or StorageClass; CSINodes), PodDisruptionBudgets without a status, in-tree
+// volume sources (not translated to CSI). At most one line per kind of problem.
 std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is
@@ -87,6 +92,12 @@ PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec,
 // addedAffinity, PodTopologySpread's defaultConstraints). Errors name c's file, line and path.
 NodeAffinity parse_node_affinity(const yaml::Ctx& c);
 TopologySpreadConstraint parse_topology_spread_constraint(const yaml::Ctx& c);
+// Parsers shared with the readers of other kinds (core/k8s_api_objects): a label map; a label
+// selector validated as the API server does (operators In/NotIn/Exists/DoesNotExist, key and
+// value syntax); one node selector term (upstream's parse errors kept, as for node affinity).
+LabelSet parse_labels(const yaml::Ctx& c);
+LabelSelector parse_label_selector(const yaml::Ctx& c);
+NodeSelectorTerm parse_node_selector_term(const yaml::Ctx& c);
 
 std::string read_text_file(const std::string& path);  // throws InputError when unreadable
 

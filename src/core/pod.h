@@ -96,6 +96,21 @@ struct PodAffinityRules {
   bool empty() const { return required.empty() && preferred.empty(); }
 };
 
+// One entry of spec.volumes, as far as the volume plugins read it: claims (persistentVolumeClaim,
+// and generic ephemeral volumes, whose claim is named "<pod>-<volume>") and the in-tree disks
+// VolumeRestrictions checks for conflicts. Other sources are kOther.
+struct PodVolume {
+  enum class Kind : uint8_t { kOther, kClaim, kEphemeral, kGcePd, kAwsEbs, kRbd, kIscsi };
+  Kind kind = Kind::kOther;
+  std::string name;  // volumes[].name
+  // kClaim: claimName; kGcePd: pdName; kAwsEbs: volumeID; kIscsi: iqn; kRbd: image.
+  std::string id;
+  std::string pool;                   // kRbd: pool
+  std::vector<std::string> monitors;  // kRbd: monitors
+  bool read_only = false;
+  bool operator==(const PodVolume&) const = default;
+};
+
 struct PodSpec {
   LabelSet labels;
   LabelSet annotations;
@@ -117,6 +132,19 @@ struct PodSpec {
   PodAffinityRules pod_affinity;
   PodAffinityRules pod_anti_affinity;
   uint64_t constraints = 0;  // orrery.io/constraints: machine constraints the task requires
+  std::vector<PodVolume> volumes;  // spec.volumes
+
+  // A volume through a PersistentVolumeClaim (persistentVolumeClaim or ephemeral).
+  bool has_claim_volumes() const {
+    for (const PodVolume& v : volumes)
+      if (v.kind == PodVolume::Kind::kClaim || v.kind == PodVolume::Kind::kEphemeral) return true;
+    return false;
+  }
+  bool has_ephemeral_volumes() const {
+    for (const PodVolume& v : volumes)
+      if (v.kind == PodVolume::Kind::kEphemeral) return true;
+    return false;
+  }
 
   // Derived by finalize().
   Resources request;          // effective request (filtering, accounting); request[kPods] == 1

@@ -4,8 +4,7 @@ namespace orrery::plugins {
 
 const std::vector<std::string>& not_modelled_plugins() {
   static const std::vector<std::string> kNames = {
-      "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-      "DynamicResources"};
+"DynamicResources"};
   return kNames;
 }
 
