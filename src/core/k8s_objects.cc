@@ -1096,6 +1096,33 @@ std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
                   "get namespaces -o yaml)");
   }
   volume_warnings(objects, &out);
+  // Pod affinity terms naming a namespace that nothing in the input has (no Namespace object,
+  // no pod): upstream accepts them (the API server does not check) and they match no pod there.
+  std::set<std::string> known;
+  for (const NamespaceObject& ns : objects.namespaces) known.insert(ns.name);
+  for (const Pod& p : objects.pods) known.insert(p.ns);
+  int unknown = 0;
+  std::string first;
+  for (const Pod& p : objects.pods) {
+    for (const PodAffinityRules* r : {&p.spec->pod_affinity, &p.spec->pod_anti_affinity}) {
+      auto check = [&](const PodAffinityTerm& t) {
+        for (StrId n : t.namespaces) {
+          if (known.count(std::string(interned(n)))) continue;
+          if (unknown++ == 0) {
+            first = "pod " + p.key() + " names namespace \"" + std::string(interned(n)) + "\"";
+          }
+        }
+      };
+      for (const PodAffinityTerm& t : r->required) check(t);
+      for (const WeightedPodAffinityTerm& t : r->preferred) check(t.term);
+    }
+  }
+  if (unknown > 0) {
+    out.push_back(std::to_string(unknown) +
+                  " pod affinity term namespace(s) are not in the input (first: " + first +
+                  "): no Namespace object and no pod there, so the term matches no pod in it, as "
+                  "kube-scheduler does (check the name, or add the namespace's objects)");
+  }
   return out;
 }
 

@@ -550,5 +550,52 @@ TEST(VolumePlugins, WarningsForMissingObjects) {
             std::string::npos);
 }
 
+TEST(BadInput, AffinityToAnUnknownNamespaceIsAWarning) {
+  // Upstream accepts a term naming a namespace that does not exist (the API server does not check
+  // it) and the term matches no pod there: a warning, not an error.
+  const auto objects = parse_k8s_objects(
+      kNodes + pod_doc("a", {""},
+                       "affinity:\n  podAntiAffinity:\n    requiredDuringSchedulingIgnoredDuring"
+                       "Execution:\n    - labelSelector: {matchLabels: {app: x}}\n      "
+                       "namespaces: [nowhere, default]\n      topologyKey: kubernetes.io/hostname\n"),
+      "dump.yaml");
+  const auto w = k8s_warnings(objects);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "1 pod affinity term namespace(s) are not in the input (first: pod default/a names "
+            "namespace \"nowhere\"): no Namespace object and no pod there, so the term matches no "
+            "pod in it, as kube-scheduler does (check the name, or add the namespace's objects)");
+}
+
+TEST(BadInput, AbsurdWeightsAndUnknownOperatorsNameTheField) {
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_k8s_objects(text, "dump.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string head = "kind: Pod\nmetadata: {name: p}\nspec:\n  containers: []\n  affinity:\n";
+  EXPECT_EQ(error_of(head + "    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                            "      - weight: 1000000\n        preference: {}\n"),
+            "dump.yaml:8: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuring"
+            "Execution[0].weight: weight must be in 1..100");
+  EXPECT_EQ(error_of(head + "    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                            "      - weight: -5\n        podAffinityTerm: {topologyKey: k}\n"),
+            "dump.yaml:8: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuring"
+            "Execution[0].weight: weight must be in 1..100");
+  EXPECT_NE(error_of(head + "    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                            "      - topologyKey: k\n        labelSelector:\n          matchExpressions:"
+                            " [{key: a, operator: Near, values: [b]}]\n")
+                .find("dump.yaml:10: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuring"
+                      "Execution[0].labelSelector.matchExpressions[0].operator: expected In"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                            "      - topologyKey: k\n        labelSelector: {matchLabels: {\"bad key!\": x}}\n")
+                .find("invalid label key \"bad key!\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace orrery::plugins
