@@ -29,16 +29,19 @@ const T* find_in(const std::vector<T>& items, const std::unordered_map<std::stri
 }  // namespace
 
 void ApiObjects::index() {
-  build_index(pvcs, [](const PersistentVolumeClaim& c) { return c.key(); },
-              "PersistentVolumeClaim", &pvc_index_);
-  build_index(pvs, [](const PersistentVolume& v) { return v.name; }, "PersistentVolume",
-              &pv_index_);
-  build_index(storage_classes, [](const StorageClass& c) { return c.name; }, "StorageClass",
-              &class_index_);
-  build_index(csi_nodes, [](const CSINode& c) { return c.name; }, "CSINode", &csi_index_);
+  build_index(
+      pvcs, [](const PersistentVolumeClaim& c) { return c.key(); }, "PersistentVolumeClaim",
+      &pvc_index_);
+  build_index(
+      pvs, [](const PersistentVolume& v) { return v.name; }, "PersistentVolume", &pv_index_);
+  build_index(
+      storage_classes, [](const StorageClass& c) { return c.name; }, "StorageClass", &class_index_);
+  build_index(
+      csi_nodes, [](const CSINode& c) { return c.name; }, "CSINode", &csi_index_);
   std::unordered_map<std::string, size_t> pdb_index;
-  build_index(pdbs, [](const PodDisruptionBudget& b) { return b.ns + "/" + b.name; },
-              "PodDisruptionBudget", &pdb_index);
+  build_index(
+      pdbs, [](const PodDisruptionBudget& b) { return b.ns + "/" + b.name; }, "PodDisruptionBudget",
+      &pdb_index);
   pvs_by_class_.clear();
   for (const PersistentVolume& pv : pvs) pvs_by_class_[pv.storage_class].push_back(&pv);
 }

@@ -29,7 +29,8 @@ enum AccessMode : uint8_t {
 inline constexpr std::string_view kAnnBindCompleted = "pv.kubernetes.io/bind-completed";
 inline constexpr std::string_view kAnnSelectedNode = "volume.kubernetes.io/selected-node";
 inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes.io/storage-class";
-inline constexpr std::string_view kAnnMigratedPlugins = "storage.alpha.kubernetes.io/migrated-plugins";
+inline constexpr std::string_view kAnnMigratedPlugins =
+    "storage.alpha.kubernetes.io/migrated-plugins";
 
 struct PersistentVolumeClaim {
   std::string ns = "default";
@@ -42,12 +43,12 @@ struct PersistentVolumeClaim {
   bool block = false;                     // spec.volumeMode: Block
   // GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName, else "".
   std::string storage_class;
-  std::string volume_name;               // spec.volumeName
-  bool bind_completed = false;           // annotation pv.kubernetes.io/bind-completed
+  std::string volume_name;                   // spec.volumeName
+  bool bind_completed = false;               // annotation pv.kubernetes.io/bind-completed
   std::optional<std::string> selected_node;  // annotation volume.kubernetes.io/selected-node
-  bool lost = false;                     // status.phase: Lost
-  bool deleting = false;                 // metadata.deletionTimestamp
-  std::string where;                     // "FILE:LINE: path" of the object
+  bool lost = false;                         // status.phase: Lost
+  bool deleting = false;                     // metadata.deletionTimestamp
+  std::string where;                         // "FILE:LINE: path" of the object
 
   std::string key() const { return ns + "/" + name; }
   // isPVCFullyBound.

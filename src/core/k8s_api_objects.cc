@@ -24,8 +24,10 @@ uint8_t read_access_modes(const Ctx& c) {
     } else if (m == "ReadWriteOncePod") {
       modes |= kReadWriteOncePod;
     } else {
-      c.item(i).fail("expected ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod, "
-                     "got \"" + m + "\"");
+      c.item(i).fail(
+          "expected ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod, "
+          "got \"" +
+          m + "\"");
     }
   }
   return modes;
@@ -33,7 +35,8 @@ uint8_t read_access_modes(const Ctx& c) {
 
 bool read_volume_mode(const Ctx& spec) {
   const std::string m = spec.str_or("volumeMode", "Filesystem");
-  if (m != "Filesystem" && m != "Block") spec.child("volumeMode").fail("expected Filesystem or Block");
+  if (m != "Filesystem" && m != "Block")
+    spec.child("volumeMode").fail("expected Filesystem or Block");
   return m == "Block";
 }
 
@@ -92,7 +95,8 @@ PersistentVolumeClaim read_pvc(const Ctx& c) {
   spec.expect_map();
   pvc.access_modes = read_access_modes(spec.child("accessModes"));
   if (spec.has("selector")) pvc.selector = parse_label_selector(spec.child("selector"));
-  if (spec.has("resources")) pvc.storage_request = read_storage(spec.child("resources").child("requests"));
+  if (spec.has("resources"))
+    pvc.storage_request = read_storage(spec.child("resources").child("requests"));
   pvc.block = read_volume_mode(spec);
   pvc.volume_name = spec.str_or("volumeName", "");
   // GetPersistentVolumeClaimClass: the beta annotation wins over the field.
@@ -114,9 +118,9 @@ PersistentVolumeClaim read_pvc(const Ctx& c) {
   return pvc;
 }
 
-const char* const kInTreeSources[] = {"gcePersistentDisk", "awsElasticBlockStore", "azureDisk",
-                                      "azureFile",         "cinder",               "vsphereVolume",
-                                      "portworxVolume",    "rbd",                  "iscsi"};
+const char* const kInTreeSources[] = {
+    "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile", "cinder",
+    "vsphereVolume",     "portworxVolume",       "rbd",       "iscsi"};
 
 PersistentVolume read_pv(const Ctx& c) {
   const Meta m = read_meta(c, "PersistentVolume");
@@ -251,8 +255,7 @@ void check_int_or_percent(const Ctx& c) {
   std::string digits = v;
   if (!digits.empty() && digits.back() == '%') digits.pop_back();
   int64_t n = 0;
-  if (digits.empty() || !parse_go_int64(digits, &n) || n < 0 ||
-      (v.back() == '%' && n > 100)) {
+  if (digits.empty() || !parse_go_int64(digits, &n) || n < 0 || (v.back() == '%' && n > 100)) {
     c.fail("expected an integer >= 0 or a percentage \"0%\"..\"100%\", got \"" + v + "\"");
   }
 }
@@ -292,8 +295,8 @@ PodDisruptionBudget read_pdb(const Ctx& c) {
 }  // namespace
 
 bool is_api_object_kind(const std::string& kind) {
-  return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" ||
-         kind == "StorageClass" || kind == "CSINode" || kind == "PodDisruptionBudget";
+  return kind == "PersistentVolumeClaim" || kind == "PersistentVolume" || kind == "StorageClass" ||
+         kind == "CSINode" || kind == "PodDisruptionBudget";
 }
 
 void read_api_object(const std::string& kind, const Ctx& c, ApiObjects* out) {

@@ -1,7 +1,7 @@
 #include "core/k8s_objects.h"
 
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -1040,8 +1040,8 @@ void volume_warnings(const K8sObjects& objects, std::vector<std::string>* out) {
         } else if (!pv->csi_driver.empty()) {
           csi_claims = true;
         } else if (!pv->in_tree_source.empty()) {
-          in_tree.add(pv->where + ": PersistentVolume \"" + pv->name + "\" (" +
-                      pv->in_tree_source + ")");
+          in_tree.add(pv->where + ": PersistentVolume \"" + pv->name + "\" (" + pv->in_tree_source +
+                      ")");
         }
       } else if (!pvc->storage_class.empty()) {
         const StorageClass* sc = api.find_storage_class(pvc->storage_class);
@@ -1057,8 +1057,8 @@ void volume_warnings(const K8sObjects& objects, std::vector<std::string>* out) {
   }
   auto line = [&](const Tally& t, const std::string& what, const std::string& consequence) {
     if (t.count == 0) return;
-    out->push_back(std::to_string(t.count) + " " + what + " (first: " + t.first + "): " +
-                   consequence);
+    out->push_back(std::to_string(t.count) + " " + what + " (first: " + t.first +
+                   "): " + consequence);
   };
   line(no_pvc, "PersistentVolumeClaim(s) used by pods are not in the input",
        "kube-scheduler rejects their pods (persistentvolumeclaim \"…\" not found); add them "
@@ -1073,9 +1073,10 @@ void volume_warnings(const K8sObjects& objects, std::vector<std::string>* out) {
        "CSI migration is not modelled: NodeVolumeLimits does not count them and VolumeBinding "
        "checks their node affinity untranslated");
   if (csi_claims && objects.api.csi_nodes.empty() && !objects.nodes.empty()) {
-    out->push_back("pods use CSI volumes but the input has no CSINode objects: no attach limits "
-                   "apply (NodeVolumeLimits), as for nodes without one upstream (add them: "
-                   "kubectl get csinodes -o yaml)");
+    out->push_back(
+        "pods use CSI volumes but the input has no CSINode objects: no attach limits "
+        "apply (NodeVolumeLimits), as for nodes without one upstream (add them: "
+        "kubectl get csinodes -o yaml)");
   }
   Tally no_status;
   for (const PodDisruptionBudget& b : objects.api.pdbs)

@@ -51,8 +51,8 @@ struct Container {
   std::string image;
   Resources requests;
   Resources limits;
-  uint32_t requests_set = 0;  // bit r: requests[r] was given (distinguishes 0 from missing)
-  bool restartable = false;   // init container with restartPolicy: Always (sidecar)
+  uint32_t requests_set = 0;         // bit r: requests[r] was given (distinguishes 0 from missing)
+  bool restartable = false;          // init container with restartPolicy: Always (sidecar)
   std::vector<HostPort> host_ports;  // ports[] with a hostPort
 };
 
@@ -131,7 +131,7 @@ struct PodSpec {
   std::vector<TopologySpreadConstraint> topology_spread;
   PodAffinityRules pod_affinity;
   PodAffinityRules pod_anti_affinity;
-  uint64_t constraints = 0;  // orrery.io/constraints: machine constraints the task requires
+  uint64_t constraints = 0;        // orrery.io/constraints: machine constraints the task requires
   std::vector<PodVolume> volumes;  // spec.volumes
 
   // A volume through a PersistentVolumeClaim (persistentVolumeClaim or ephemeral).

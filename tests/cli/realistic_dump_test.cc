@@ -32,29 +32,32 @@ TEST(RealisticDump, PlacementsAndMessages) {
   // Queue order: every pending pod has priority 0, so creation time: web-2, blackbox, db-0, db-1,
   // train-llm (the gated pod never enters the queue; the deleted one is popped and dropped).
 
-  // web-6c8d9f-2: node-a1 and node-b1 run a replica matching its required anti-affinity (Unschedulable,
-  // InterPodAffinity); node-c1's first untolerated NoSchedule/NoExecute taint is not-ready:NoSchedule
-  // (the DefaultTolerationSeconds admission only tolerates not-ready:NoExecute); node-a2 is cordoned
-  // (NodeUnschedulable runs before TaintToleration); the GPU nodes are tainted. Preemption may only
-  // try node-a1/node-b1, which hold no pod of lower priority (node-exporter is system-node-critical,
-  // the replicas have priority 0): "No preemption victims found for incoming pod" twice.
+  // web-6c8d9f-2: node-a1 and node-b1 run a replica matching its required anti-affinity
+  // (Unschedulable, InterPodAffinity); node-c1's first untolerated NoSchedule/NoExecute taint is
+  // not-ready:NoSchedule (the DefaultTolerationSeconds admission only tolerates
+  // not-ready:NoExecute); node-a2 is cordoned (NodeUnschedulable runs before TaintToleration); the
+  // GPU nodes are tainted. Preemption may only try node-a1/node-b1, which hold no pod of lower
+  // priority (node-exporter is system-node-critical, the replicas have priority 0): "No preemption
+  // victims found for incoming pod" twice.
   EXPECT_TRUE(by_pod["shop/web-6c8d9f-2"]["node"].is_null());
-  EXPECT_EQ(by_pod["shop/web-6c8d9f-2"]["reason"],
-            "0/6 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: "
-            "}, 1 node(s) were unschedulable, 2 node(s) didn't match pod anti-affinity rules, 2 "
-            "node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/6 nodes are "
-            "available: 2 No preemption victims found for incoming pod, 4 Preemption is not helpful "
-            "for scheduling.");
+  EXPECT_EQ(
+      by_pod["shop/web-6c8d9f-2"]["reason"],
+      "0/6 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: "
+      "}, 1 node(s) were unschedulable, 2 node(s) didn't match pod anti-affinity rules, 2 "
+      "node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/6 nodes are "
+      "available: 2 No preemption victims found for incoming pod, 4 Preemption is not helpful "
+      "for scheduling.");
 
   // blackbox-exporter-0 takes hostPort 9100/TCP on 0.0.0.0; node-exporter holds it (hostNetwork)
   // on every node: NodePorts rejects node-a1 and node-b1, the others fail earlier filters.
   EXPECT_TRUE(by_pod["monitoring/blackbox-exporter-0"]["node"].is_null());
-  EXPECT_EQ(by_pod["monitoring/blackbox-exporter-0"]["reason"],
-            "0/6 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: "
-            "}, 1 node(s) were unschedulable, 2 node(s) didn't have free ports for the requested pod "
-            "ports, 2 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/6 nodes "
-            "are available: 2 No preemption victims found for incoming pod, 4 Preemption is not "
-            "helpful for scheduling.");
+  EXPECT_EQ(
+      by_pod["monitoring/blackbox-exporter-0"]["reason"],
+      "0/6 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: "
+      "}, 1 node(s) were unschedulable, 2 node(s) didn't have free ports for the requested pod "
+      "ports, 2 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/6 nodes "
+      "are available: 2 No preemption victims found for incoming pod, 4 Preemption is not "
+      "helpful for scheduling.");
 
   // db-0: its claim is bound (volumeName + bind-completed) to a PV whose nodeAffinity requires
   // zone eu-west1-b: VolumeBinding rejects node-a1 ("volume node affinity conflict"); node-b1 has
@@ -63,13 +66,15 @@ TEST(RealisticDump, PlacementsAndMessages) {
   EXPECT_EQ(by_pod["shop/db-0"]["reason"], "");
 
   // db-1: its volume is in zone eu-west1-c, whose only node is NotReady. Volume node affinity
-  // conflicts are UnschedulableAndUnresolvable, as are taints and cordons: preemption helps nowhere.
+  // conflicts are UnschedulableAndUnresolvable, as are taints and cordons: preemption helps
+  // nowhere.
   EXPECT_TRUE(by_pod["shop/db-1"]["node"].is_null());
-  EXPECT_EQ(by_pod["shop/db-1"]["reason"],
-            "0/6 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: "
-            "}, 1 node(s) were unschedulable, 2 node(s) had untolerated taint {nvidia.com/gpu: "
-            "present}, 2 node(s) had volume node affinity conflict. preemption: 0/6 nodes are "
-            "available: 6 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(
+      by_pod["shop/db-1"]["reason"],
+      "0/6 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: "
+      "}, 1 node(s) were unschedulable, 2 node(s) had untolerated taint {nvidia.com/gpu: "
+      "present}, 2 node(s) had volume node affinity conflict. preemption: 0/6 nodes are "
+      "available: 6 Preemption is not helpful for scheduling.");
 
   // train-llm tolerates the GPU taint and needs one nvidia.com/gpu: gpu-1 and gpu-2 are feasible
   // and identical but for gpu-1's 8 GB image, which ImageLocality scores 100 there (8e9 · 1/6 nodes

@@ -28,8 +28,8 @@ std::string bound(const std::string& name, const std::string& node, int prio,
 }
 std::string pdb(const std::string& selector, int allowed, const std::string& disrupted = "{}") {
   return "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb, "
-         "namespace: default}\nspec: {minAvailable: 1, selector: " + selector +
-         "}\nstatus: {disruptionsAllowed: " + std::to_string(allowed) +
+         "namespace: default}\nspec: {minAvailable: 1, selector: " +
+         selector + "}\nstatus: {disruptionsAllowed: " + std::to_string(allowed) +
          ", disruptedPods: " + disrupted + "}\n";
 }
 const std::string kPreemptor = pod_doc("p", {"{cpu: 1}"}, "priority: 100");
@@ -63,8 +63,10 @@ TEST(PdbPreemption, FewestViolationsFirst) {
 TEST(PdbPreemption, TestDryRunPreemptionDisruptedPods) {
   // Both victims match; disruptionsAllowed 0. "the victim which belongs to DisruptedPods is
   // treated as 'nonViolating'": p1 is listed, so node1 has 0 violations and node2 1.
-  const std::string pods = bound("p1", "node1", 5, "{app: foo}") + bound("p2", "node2", 1, "{app: foo}");
-  EXPECT_EQ(preempt(kTwoNodes + pods + pdb("{matchLabels: {app: foo}}", 0, "{p1: \"2024-01-01T00:00:00Z\"}"))
+  const std::string pods =
+      bound("p1", "node1", 5, "{app: foo}") + bound("p2", "node2", 1, "{app: foo}");
+  EXPECT_EQ(preempt(kTwoNodes + pods +
+                    pdb("{matchLabels: {app: foo}}", 0, "{p1: \"2024-01-01T00:00:00Z\"}"))
                 .first,
             "node1");
   // Nobody listed: both violate, the lower priority decides (node2).

@@ -52,8 +52,8 @@ std::string vol_pod(const std::string& name, const std::vector<std::string>& vol
   return pod_doc(name, {""}, spec + extra, "uid: uid-" + name);
 }
 std::string claim_vol(const std::string& claim, const std::string& vol = "") {
-  return "{name: " + (vol.empty() ? claim : vol) + ", persistentVolumeClaim: {claimName: " +
-         claim + "}}";
+  return "{name: " + (vol.empty() ? claim : vol) + ", persistentVolumeClaim: {claimName: " + claim +
+         "}}";
 }
 
 // Whether `pod` is feasible on node n (the only node), and its reasons.
@@ -104,8 +104,11 @@ TEST(VolumeRestrictions, TestRBDDiskConflicts) {
 }
 
 TEST(VolumeRestrictions, TestISCSIDiskConflicts) {
-  disk_cases("{name: v, iscsi: {targetPortal: 127.0.0.1:3260, iqn: iqn.2016-12.server:storage.target01, lun: 0}}",
-             "{name: v, iscsi: {targetPortal: 127.0.0.1:3260, iqn: iqn.2017-12.server:storage.target01, lun: 0}}");
+  disk_cases(
+      "{name: v, iscsi: {targetPortal: 127.0.0.1:3260, iqn: iqn.2016-12.server:storage.target01, "
+      "lun: 0}}",
+      "{name: v, iscsi: {targetPortal: 127.0.0.1:3260, iqn: iqn.2017-12.server:storage.target01, "
+      "lun: 0}}");
 }
 
 // TestAccessModeConflicts.
@@ -117,8 +120,8 @@ TEST(VolumeRestrictions, TestAccessModeConflicts) {
       pvc("claim-rwo", "accessModes: [ReadWriteOnce]") +
       vol_pod("pod-with-rwop-1", {claim_vol("claim-with-rwop-1")}, "node-1") +
       vol_pod("pod-with-rwop-2", {claim_vol("claim-with-rwop-2")}, "node-1") +
-      vol_pod("pod-rwo", {claim_vol("claim-rwo")}, "node-1") +
-      vol_pod("nothing", {}) + vol_pod("no-conflict", {claim_vol("claim-rwo")}) +
+      vol_pod("pod-rwo", {claim_vol("claim-rwo")}, "node-1") + vol_pod("nothing", {}) +
+      vol_pod("no-conflict", {claim_vol("claim-rwo")}) +
       vol_pod("one-conflict", {claim_vol("claim-with-rwop-1")}) +
       vol_pod("two-conflicts", {claim_vol("claim-with-rwop-1"), claim_vol("claim-with-rwop-2")}) +
       vol_pod("missing", {claim_vol("claim-missing")});
@@ -178,8 +181,8 @@ TEST(VolumeZone, TestSingleZone) {
       pv("Vol_3", "{" + kBetaRegion + ": us-west1-c}", "") +
       pv("Vol_Stable_1", "{" + kZone + ": us-west1-a}", "") +
       pv("Vol_Stable_2", "{" + kRegion + ": us-west1-b, uselessLabel: none}", "") +
-      pv("Vol_Stable_3", "{" + kZone + ": us-west1-c}", "") +
-      bound_pvc("PVC_1", "Vol_1") + bound_pvc("PVC_2", "Vol_2") + bound_pvc("PVC_3", "Vol_3") +
+      pv("Vol_Stable_3", "{" + kZone + ": us-west1-c}", "") + bound_pvc("PVC_1", "Vol_1") +
+      bound_pvc("PVC_2", "Vol_2") + bound_pvc("PVC_3", "Vol_3") +
       bound_pvc("PVC_4", "Vol_not_exist") + bound_pvc("PVC_Stable_1", "Vol_Stable_1") +
       bound_pvc("PVC_Stable_2", "Vol_Stable_2") + bound_pvc("PVC_Stable_3", "Vol_Stable_3");
   const std::string conflict = "node(s) had no available volume zone";
@@ -201,8 +204,8 @@ TEST(VolumeZone, TestSingleZone) {
        "{" + kBetaZone + ": no_us-west1-a, uselessLabel: none}", false},
       {"zone label matched", "PVC_Stable_1", "{" + kZone + ": us-west1-a, uselessLabel: none}",
        true},
-      {"region label matched", "PVC_Stable_2",
-       "{" + kRegion + ": us-west1-b, uselessLabel: none}", true},
+      {"region label matched", "PVC_Stable_2", "{" + kRegion + ": us-west1-b, uselessLabel: none}",
+       true},
       {"region label doesn't match", "PVC_Stable_2",
        "{" + kRegion + ": no_us-west1-b, uselessLabel: none}", false},
       {"zone label doesn't match", "PVC_Stable_1",
@@ -261,7 +264,8 @@ TEST(VolumeZone, TestWithBinding) {
             std::vector<std::string>{"PersistentVolumeClaim had no pv name and storageClass name"});
   EXPECT_EQ(zone_eval(objects, "PVC_NonExistSC", labels).reasons,
             std::vector<std::string>{"storageclass.storage.k8s.io \"Class_0\" not found"});
-  EXPECT_TRUE(zone_eval(objects, "PVC_WaitSC", labels).feasible) << "unbound volume empty storage class";
+  EXPECT_TRUE(zone_eval(objects, "PVC_WaitSC", labels).feasible)
+      << "unbound volume empty storage class";
   EXPECT_EQ(zone_eval(objects, "PVC_ImmediateSC", labels).reasons,
             std::vector<std::string>{"PersistentVolume had no name"});
 }
@@ -284,7 +288,8 @@ std::string csi_world(const std::string& drivers) {
     const std::string s = std::to_string(i);
     out += pv("csi-ebs-" + s, "{}", "csi: {driver: ebs.csi.aws.com, volumeHandle: ebs-" + s + "}");
     out += bound_pvc("csi-ebs-" + s, "csi-ebs-" + s);
-    out += pv("csi-gce-" + s, "{}", "csi: {driver: pd.csi.storage.gke.io, volumeHandle: gce-" + s + "}");
+    out += pv("csi-gce-" + s, "{}",
+              "csi: {driver: pd.csi.storage.gke.io, volumeHandle: gce-" + s + "}");
     out += bound_pvc("csi-gce-" + s, "csi-gce-" + s);
   }
   out += storage_class("csi-sc", "ebs.csi.aws.com", "WaitForFirstConsumer");
@@ -318,8 +323,8 @@ TEST(NodeVolumeLimits, TestCSILimits) {
   EXPECT_FALSE(e.feasible);
   EXPECT_EQ(e.reasons, std::vector<std::string>{exceed});
   // "should when driver does not support volume limits" (no allocatable count)
-  EXPECT_TRUE(csi_eval("[{name: ebs.csi.aws.com}]", {"csi-ebs-0", "csi-ebs-1"}, {"csi-ebs-2"})
-                  .feasible);
+  EXPECT_TRUE(
+      csi_eval("[{name: ebs.csi.aws.com}]", {"csi-ebs-0", "csi-ebs-1"}, {"csi-ebs-2"}).feasible);
   // "count pending PVCs towards volume limit <= pods CSI volume" (unbound, by its class)
   EXPECT_FALSE(csi_eval(ebs2, {"csi-ebs-0", "csi-ebs-1"}, {"pending"}).feasible);
   // "should count PVCs with invalid PV name but valid SC"
@@ -330,8 +335,7 @@ TEST(NodeVolumeLimits, TestCSILimits) {
   EXPECT_TRUE(csi_eval(ebs2, {"csi-ebs-0", "csi-ebs-1"}, {"csi-ebs-1"}).feasible);
   // "two drivers": limits are per driver.
   EXPECT_TRUE(csi_eval(both2, {"csi-ebs-0", "csi-ebs-1"}, {"csi-gce-0", "csi-gce-1"}).feasible);
-  EXPECT_FALSE(
-      csi_eval(both2, {"csi-ebs-0", "csi-gce-1"}, {"csi-gce-0", "csi-gce-2"}).feasible);
+  EXPECT_FALSE(csi_eval(both2, {"csi-ebs-0", "csi-gce-1"}, {"csi-gce-0", "csi-gce-2"}).feasible);
   // "don't count a volume used twice in one pod" on an existing pod
   EXPECT_TRUE(csi_eval(ebs2, {"csi-ebs-0", "csi-ebs-0"}, {"csi-ebs-1"}).feasible);
 }
@@ -341,13 +345,13 @@ TEST(NodeVolumeLimits, EphemeralVolumes) {
   const std::string eph = "{name: xyz, ephemeral: {volumeClaimTemplate: {spec: {}}}}";
   // "ephemeral volume missing": the claim "<pod>-<volume>" does not exist.
   auto missing = eval_on(csi_world(ebs1) + vol_pod("abc", {eph}), {"NodeVolumeLimits"}, "abc");
-  EXPECT_EQ(missing.reasons, std::vector<std::string>{
-                                 "looking up PVC default/abc-xyz: persistentvolumeclaim "
-                                 "\"abc-xyz\" not found"});
+  EXPECT_EQ(missing.reasons,
+            std::vector<std::string>{"looking up PVC default/abc-xyz: persistentvolumeclaim "
+                                     "\"abc-xyz\" not found"});
   // "ephemeral volume not owned"
-  auto not_owned = eval_on(csi_world(ebs1) + pvc("abc-xyz", "storageClassName: csi-sc") +
-                               vol_pod("abc", {eph}),
-                           {"NodeVolumeLimits"}, "abc");
+  auto not_owned =
+      eval_on(csi_world(ebs1) + pvc("abc-xyz", "storageClassName: csi-sc") + vol_pod("abc", {eph}),
+              {"NodeVolumeLimits"}, "abc");
   EXPECT_EQ(not_owned.reasons, std::vector<std::string>{"PVC default/abc-xyz was not created for "
                                                         "pod default/abc (pod is not owner)"});
   // "ephemeral volume unbound", owned: counts by its class: 1 + 1 > 1.
@@ -364,35 +368,36 @@ TEST(NodeVolumeLimits, EphemeralVolumes) {
 
 // ---- VolumeBinding (volume_binding_test.go TestVolumeBinding) ----
 
-const std::string kNodes = node_doc("node-a", "{cpu: 1}", "{kubernetes.io/hostname: node-a, foo: bar}") +
-                           node_doc("node-b", "{cpu: 1}", "{kubernetes.io/hostname: node-b, foo: barbar}");
+const std::string kNodes =
+    node_doc("node-a", "{cpu: 1}", "{kubernetes.io/hostname: node-a, foo: bar}") +
+    node_doc("node-b", "{cpu: 1}", "{kubernetes.io/hostname: node-b, foo: barbar}");
 
 std::string local_pv(const std::string& name, const std::string& host) {
   return pv(name, "{}",
             "capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], nodeAffinity: {required: "
             "{nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, "
-            "values: [" + host + "]}]}]}}");
+            "values: [" +
+                host + "]}]}]}}");
 }
 
 TEST(VolumeBinding, TestVolumeBinding) {
   const std::string wait_sc = storage_class("wait-sc", "\"\"", "WaitForFirstConsumer");
-  const std::string immediate_sc = storage_class("immediate-sc", "pd.csi.storage.gke.io", "Immediate");
+  const std::string immediate_sc =
+      storage_class("immediate-sc", "pd.csi.storage.gke.io", "Immediate");
   const std::string objects =
-      kNodes + wait_sc + immediate_sc +
-      pv("pv-a", "{}", "capacity: {storage: 1Gi}") + bound_pvc("pvc-a", "pv-a") +
-      local_pv("pv-local-a", "node-a") + bound_pvc("pvc-local", "pv-local-a") +
-      local_pv("pv-local-b", "node-b") + bound_pvc("pvc-local-b", "pv-local-b") +
+      kNodes + wait_sc + immediate_sc + pv("pv-a", "{}", "capacity: {storage: 1Gi}") +
+      bound_pvc("pvc-a", "pv-a") + local_pv("pv-local-a", "node-a") +
+      bound_pvc("pvc-local", "pv-local-a") + local_pv("pv-local-b", "node-b") +
+      bound_pvc("pvc-local-b", "pv-local-b") +
       pv("pv-foo", "{}",
          "nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: foo, operator: "
          "In, values: [bar]}]}]}}") +
-      bound_pvc("pvc-foo", "pv-foo") +
-      pvc("pvc-immediate", "storageClassName: immediate-sc") +
+      bound_pvc("pvc-foo", "pv-foo") + pvc("pvc-immediate", "storageClassName: immediate-sc") +
       pvc("pvc-wait", "storageClassName: wait-sc, resources: {requests: {storage: 1Gi}}") +
       bound_pvc("pvc-lost", "pv-gone", "") +
       pvc("pvc-deleting", "volumeName: pv-a", "deletionTimestamp: \"2024-01-01T00:00:00Z\"") +
-      bound_pvc("pvc-no-pv", "pv-gone") +
-      vol_pod("no-pvcs", {}) + vol_pod("all-bound", {claim_vol("pvc-a")}) +
-      vol_pod("local", {claim_vol("pvc-local")}) +
+      bound_pvc("pvc-no-pv", "pv-gone") + vol_pod("no-pvcs", {}) +
+      vol_pod("all-bound", {claim_vol("pvc-a")}) + vol_pod("local", {claim_vol("pvc-local")}) +
       vol_pod("two-locals", {claim_vol("pvc-local"), claim_vol("pvc-local-b", "b")}) +
       vol_pod("missing", {claim_vol("pvc-x")}) +
       vol_pod("part-missing", {claim_vol("pvc-a"), claim_vol("pvc-b", "b")}) +
@@ -443,15 +448,17 @@ TEST(VolumeBinding, WaitForFirstConsumerMatchesAndProvisions) {
   // only; a class with a provisioner and allowedTopologies provisions where the topology allows.
   const std::string objects =
       kNodes + storage_class("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer") +
-      storage_class("zonal", "pd.csi.storage.gke.io", "WaitForFirstConsumer",
-                    "allowedTopologies: [{matchLabelExpressions: [{key: foo, values: [barbar]}]}]\n") +
+      storage_class(
+          "zonal", "pd.csi.storage.gke.io", "WaitForFirstConsumer",
+          "allowedTopologies: [{matchLabelExpressions: [{key: foo, values: [barbar]}]}]\n") +
       local_pv("free-on-b", "node-b") +
       "---\nkind: PersistentVolume\nmetadata: {name: free-on-b-2}\nspec: {storageClassName: "
       "local, capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], nodeAffinity: {required: "
       "{nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, "
       "values: [node-b]}]}]}}}\nstatus: {phase: Available}\n" +
-      pvc("c-local", "storageClassName: local, accessModes: [ReadWriteOnce], resources: "
-                     "{requests: {storage: 1Gi}}") +
+      pvc("c-local",
+          "storageClassName: local, accessModes: [ReadWriteOnce], resources: "
+          "{requests: {storage: 1Gi}}") +
       pvc("c-zonal", "storageClassName: zonal, accessModes: [ReadWriteOnce]") +
       vol_pod("p-local", {claim_vol("c-local")}) + vol_pod("p-zonal", {claim_vol("c-zonal")});
   Harness h(objects, config_with({"VolumeBinding"}));
@@ -479,9 +486,9 @@ TEST(VolumeBinding, SelectedNodeIsAssumedForLaterPods) {
 TEST(VolumePlugins, DefaultProfileMessages) {
   // The default profile's PreFilter order decides which plugin reports a missing object:
   // VolumeRestrictions (missing claim) before VolumeBinding, VolumeZone (missing volume) after it.
-  const std::string objects =
-      kNodes + bound_pvc("pvc-no-pv", "pv-gone") + vol_pod("missing", {claim_vol("nope")}) +
-      vol_pod("no-pv", {claim_vol("pvc-no-pv")});
+  const std::string objects = kNodes + bound_pvc("pvc-no-pv", "pv-gone") +
+                              vol_pod("missing", {claim_vol("nope")}) +
+                              vol_pod("no-pv", {claim_vol("pvc-no-pv")});
   Harness h(objects, kDefault);
   std::vector<fw::ScheduleOutcome> outcomes;
   h.schedule_all(&outcomes);
@@ -534,7 +541,8 @@ TEST(VolumePlugins, LoaderErrorsNameFileLineAndField) {
 TEST(VolumePlugins, WarningsForMissingObjects) {
   const auto objects = parse_k8s_objects(
       kNodes + bound_pvc("c", "gone") + pvc("d", "storageClassName: nowhere") +
-          vol_pod("a", {claim_vol("missing")}) + vol_pod("b", {claim_vol("c"), claim_vol("d", "d")}) +
+          vol_pod("a", {claim_vol("missing")}) +
+          vol_pod("b", {claim_vol("c"), claim_vol("d", "d")}) +
           "---\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\nspec: {selector: {matchLabels: "
           "{app: x}}}\n",
       "dump.yaml");
@@ -554,10 +562,11 @@ TEST(BadInput, AffinityToAnUnknownNamespaceIsAWarning) {
   // Upstream accepts a term naming a namespace that does not exist (the API server does not check
   // it) and the term matches no pod there: a warning, not an error.
   const auto objects = parse_k8s_objects(
-      kNodes + pod_doc("a", {""},
-                       "affinity:\n  podAntiAffinity:\n    requiredDuringSchedulingIgnoredDuring"
-                       "Execution:\n    - labelSelector: {matchLabels: {app: x}}\n      "
-                       "namespaces: [nowhere, default]\n      topologyKey: kubernetes.io/hostname\n"),
+      kNodes +
+          pod_doc("a", {""},
+                  "affinity:\n  podAntiAffinity:\n    requiredDuringSchedulingIgnoredDuring"
+                  "Execution:\n    - labelSelector: {matchLabels: {app: x}}\n      "
+                  "namespaces: [nowhere, default]\n      topologyKey: kubernetes.io/hostname\n"),
       "dump.yaml");
   const auto w = k8s_warnings(objects);
   ASSERT_EQ(w.size(), 1u);
@@ -577,24 +586,29 @@ TEST(BadInput, AbsurdWeightsAndUnknownOperatorsNameTheField) {
     return std::string();
   };
   const std::string head = "kind: Pod\nmetadata: {name: p}\nspec:\n  containers: []\n  affinity:\n";
-  EXPECT_EQ(error_of(head + "    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
-                            "      - weight: 1000000\n        preference: {}\n"),
-            "dump.yaml:8: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuring"
-            "Execution[0].weight: weight must be in 1..100");
-  EXPECT_EQ(error_of(head + "    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
-                            "      - weight: -5\n        podAffinityTerm: {topologyKey: k}\n"),
-            "dump.yaml:8: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuring"
-            "Execution[0].weight: weight must be in 1..100");
-  EXPECT_NE(error_of(head + "    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                            "      - topologyKey: k\n        labelSelector:\n          matchExpressions:"
-                            " [{key: a, operator: Near, values: [b]}]\n")
-                .find("dump.yaml:10: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuring"
-                      "Execution[0].labelSelector.matchExpressions[0].operator: expected In"),
-            std::string::npos);
-  EXPECT_NE(error_of(head + "    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                            "      - topologyKey: k\n        labelSelector: {matchLabels: {\"bad key!\": x}}\n")
-                .find("invalid label key \"bad key!\""),
-            std::string::npos);
+  EXPECT_EQ(
+      error_of(head + "    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                      "      - weight: 1000000\n        preference: {}\n"),
+      "dump.yaml:8: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuring"
+      "Execution[0].weight: weight must be in 1..100");
+  EXPECT_EQ(
+      error_of(head + "    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                      "      - weight: -5\n        podAffinityTerm: {topologyKey: k}\n"),
+      "dump.yaml:8: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuring"
+      "Execution[0].weight: weight must be in 1..100");
+  EXPECT_NE(
+      error_of(head + "    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                      "      - topologyKey: k\n        labelSelector:\n          matchExpressions:"
+                      " [{key: a, operator: Near, values: [b]}]\n")
+          .find("dump.yaml:10: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuring"
+                "Execution[0].labelSelector.matchExpressions[0].operator: expected In"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(head +
+               "    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+               "      - topologyKey: k\n        labelSelector: {matchLabels: {\"bad key!\": x}}\n")
+          .find("invalid label key \"bad key!\""),
+      std::string::npos);
 }
 
 }  // namespace

@@ -129,8 +129,7 @@ size_t NodeVolumeLimits::filter(const fw::CycleContext& cycle, NodeId* nodes, si
 
 void NodeVolumeLimits::describe(const ClusterState&, const fw::Rejection& r,
                                 std::vector<std::string>* reasons) const {
-  reasons->push_back(r.code == kExceeded ? std::string("node(s) exceed max volume count")
-                                         : error_);
+  reasons->push_back(r.code == kExceeded ? std::string("node(s) exceed max volume count") : error_);
 }
 
 fw::QueueingHint NodeVolumeLimits::queueing_hint(const fw::QueueEvent& event, const ClusterState&,

@@ -3,8 +3,7 @@
 namespace orrery::plugins {
 
 const std::vector<std::string>& not_modelled_plugins() {
-  static const std::vector<std::string> kNames = {
-"DynamicResources"};
+  static const std::vector<std::string> kNames = {"DynamicResources"};
   return kNames;
 }
 

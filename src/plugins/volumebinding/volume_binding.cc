@@ -88,13 +88,13 @@ fw::Status VolumeBinding::pre_filter(const fw::CycleContext& cycle,
     const PersistentVolumeClaim* pvc = api.find_pvc(pod.ns, claim);
     if (!pvc) {
       return unresolvable(ephemeral ? "waiting for ephemeral volume controller to create the "
-                                      "persistentvolumeclaim \"" + claim + "\""
+                                      "persistentvolumeclaim \"" +
+                                          claim + "\""
                                     : not_found_message("persistentvolumeclaim", claim));
     }
     if (pvc->lost) {
       return unresolvable("persistentvolumeclaim \"" + pvc->name +
-                          "\" bound to non-existent persistentvolume \"" + pvc->volume_name +
-                          "\"");
+                          "\" bound to non-existent persistentvolume \"" + pvc->volume_name + "\"");
     }
     if (pvc->deleting) {
       return unresolvable("persistentvolumeclaim \"" + pvc->name + "\" is being deleted");

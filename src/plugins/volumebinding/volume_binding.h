@@ -38,9 +38,7 @@ namespace orrery::plugins {
 class VolumeBinding : public fw::Plugin {
  public:
   std::string_view name() const override;
-  uint32_t extension_points() const override {
-    return fw::kPreFilter | fw::kFilter | fw::kReserve;
-  }
+  uint32_t extension_points() const override { return fw::kPreFilter | fw::kFilter | fw::kReserve; }
   fw::Status pre_filter(const fw::CycleContext& cycle,
                         std::optional<std::vector<NodeId>>* only) override;
   size_t filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n,

@@ -92,8 +92,7 @@ int VolumeRestrictions::conflicts_for(const ClusterState& state, PodId other) co
   return n;
 }
 
-void VolumeRestrictions::pre_filter_remove_pod(const fw::CycleContext& cycle, PodId other,
-                                               NodeId) {
+void VolumeRestrictions::pre_filter_remove_pod(const fw::CycleContext& cycle, PodId other, NodeId) {
   if (!rwop_claims_.empty()) conflicts_ -= conflicts_for(cycle.state, other);
 }
 
@@ -142,8 +141,7 @@ void VolumeRestrictions::describe(const ClusterState&, const fw::Rejection& r,
                            "ReadWriteOncePod access mode");
 }
 
-fw::QueueingHint VolumeRestrictions::queueing_hint(const fw::QueueEvent& event,
-                                                   const ClusterState&,
+fw::QueueingHint VolumeRestrictions::queueing_hint(const fw::QueueEvent& event, const ClusterState&,
                                                    const fw::PodClassKey& waiting) const {
   switch (event.kind) {
     case fw::QueueEvent::kPodReleased:

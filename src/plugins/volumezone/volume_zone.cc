@@ -102,8 +102,7 @@ size_t VolumeZone::filter(const fw::CycleContext& cycle, NodeId* nodes, size_t n
     const NodeId id = nodes[i];
     const LabelSet& labels = cycle.state.node(id).labels;
     bool constrained = false;
-    for (StrId key : keys().all)
-      constrained = constrained || labels.has(key);
+    for (StrId key : keys().all) constrained = constrained || labels.has(key);
     bool fits = true;
     for (size_t t = 0; constrained && fits && t < topologies_.size(); ++t) {
       const Topology& top = topologies_[t];
