@@ -16,8 +16,9 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
       "(Figs 4-5, 8-9), migration variants (Fig. 10), QoS scenarios (Fig. 11)");
   auto opts = std::make_shared<kubedsm::ReproOptions>();
   app->add_option("--out", opts->out_dir, "Output directory (kubedsm.html, CSV, JSON)")->required();
-  app->add_flag("--quick", opts->quick, "Fewer scenarios and 3 seeds (a few seconds)");
-  app->add_option("--seeds", opts->seeds, "Seeds per point (default 20, or 3 with --quick)")
+  app->add_flag("--quick", opts->quick,
+                "Fewer scenarios and 3 seeds (reduced: not the paper's setup)");
+  app->add_option("--seeds", opts->seeds, "Seeds per point (default 10, or 3 with --quick)")
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", opts->threads, "Simulations run in parallel (default 2)")
       ->check(CLI::Range(1, 256));

@@ -21,13 +21,12 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/snapshot_setup.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/k8s_objects.h"
 #include "framework/config.h"
 #include "framework/scheduler.h"
-#include "plugins/register.h"
-#include "policies/baselines/sencillo.h"
 
 namespace orrery::cli {
 
@@ -35,86 +34,18 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-// The plugins a configuration may name: kube-default plus the Sencillo baselines.
-const fw::PluginRegistry& registry() {
-  static const fw::PluginRegistry r = [] {
-    fw::PluginRegistry reg;
-    plugins::register_default_plugins(reg);
-    baselines::register_sencillo_plugins(reg);
-    return reg;
-  }();
-  return r;
-}
-
-// Cluster state from a snapshot file; errors from building it (duplicates, unknown nodes) are
-// prefixed with the file name.
-ClusterState load_cluster(const std::string& path, K8sObjects objects) {
-  if (objects.nodes.empty()) {
-    // As for simulations: a cluster without nodes is an input mistake (an empty file, a dump of
-    // pods only), not a run whose pods all happen to be unschedulable.
-    throw InputError(path +
-                     ": the cluster has no nodes (expected Node objects, e.g. the output of "
-                     "`kubectl get nodes,pods -A -o yaml`)");
-  }
-  for (const std::string& w : k8s_warnings(objects)) {
-    std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
-  }
-  try {
-    return build_cluster(objects);
-  } catch (const InputError& e) {
-    throw InputError(path + ": " + e.what());
-  }
-}
-
-struct Setup {
-  fw::SchedulerConfig config;
-  std::vector<std::unique_ptr<fw::Profile>> profiles;
-};
-
-Setup load_setup(const std::string& config_path) {
-  Setup s;
-  s.config =
-      config_path.empty() ? fw::default_scheduler_config() : fw::load_scheduler_config(config_path);
-  std::vector<std::string> warnings;
-  s.profiles = plugins::build_profiles(s.config, registry(), &warnings);
-  for (const auto& w : warnings) std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
-  return s;
-}
-
-fw::SchedulerOptions options(const fw::SchedulerConfig& config, uint64_t seed) {
-  fw::SchedulerOptions o;
-  o.seed = seed;
-  o.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
-  o.queue = fw::queue_options(config);
-  return o;
-}
-
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    width.resize(std::max(width.size(), r.size()));
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
-    }
-    std::printf("%s\n", line.c_str());
-  }
-}
-
 struct ScheduleOptions {
   std::string cluster, config, out;
   uint64_t seed = 0;
+  bool strict = false;
 };
 
 int run_schedule(const ScheduleOptions& opt) {
-  ClusterState state = load_cluster(opt.cluster, load_k8s_objects(opt.cluster));
-  Setup setup = load_setup(opt.config);
+  ClusterState state = load_cluster(opt.cluster, load_k8s_objects(opt.cluster), opt.strict);
+  SchedulerSetup setup = load_scheduler_setup(opt.config, opt.strict);
   fw::SnapshotBackend backend(std::move(state));
-  fw::Scheduler scheduler(backend, std::move(setup.profiles), options(setup.config, opt.seed));
+  fw::Scheduler scheduler(backend, std::move(setup.profiles),
+                          scheduler_options(setup.config, opt.seed));
   const ClusterState& st = backend.state();
 
   // Pending pods no profile serves are left alone; say so.
@@ -213,6 +144,7 @@ int run_schedule(const ScheduleOptions& opt) {
 struct ScoreOptions {
   std::string cluster, pod, config;
   uint64_t seed = 0;
+  bool strict = false;
 };
 
 int run_score(const ScoreOptions& opt) {
@@ -237,10 +169,14 @@ int run_score(const ScoreOptions& opt) {
   if (objects.labelled_namespace_selector.empty()) {
     objects.labelled_namespace_selector = pod_objects.labelled_namespace_selector;
   }
-  ClusterState state = load_cluster(opt.cluster, std::move(objects));
-  Setup setup = load_setup(opt.config);
+  K8sObjects pod_fields;  // what the pod file uses that is not modelled, for the warnings
+  pod_fields.unmodelled = std::move(pod_objects.unmodelled);
+  merge_into(objects, std::move(pod_fields));
+  ClusterState state = load_cluster(opt.cluster, objects, opt.strict);
+  SchedulerSetup setup = load_scheduler_setup(opt.config, opt.strict);
   fw::SnapshotBackend backend(std::move(state));
-  fw::Scheduler scheduler(backend, std::move(setup.profiles), options(setup.config, opt.seed));
+  fw::Scheduler scheduler(backend, std::move(setup.profiles),
+                          scheduler_options(setup.config, opt.seed));
   const ClusterState& st = backend.state();
   const PodId id = *st.find_pod(pod.ns, pod.name);
   if (!scheduler.profile_for(st.pod(id))) {
@@ -282,6 +218,9 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   s->add_option("--seed", sopt->seed, "Seed for tie-breaking among equally scored nodes")
       ->check(non_negative_integer())
       ->default_val(0);
+  s->add_flag("--strict", sopt->strict,
+              "Fail (exit 1) instead of warning when the input uses fields or objects orrery "
+              "does not model");
   s->footer(
       "Pending pods are those without spec.nodeName whose schedulerName is served by a profile "
       "(\"default-scheduler\" by default). Preemption evicts lower-priority pods as "
@@ -297,6 +236,9 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   c->add_option("--seed", copt->seed, "Seed (for plugins with random scores)")
       ->check(non_negative_integer())
       ->default_val(0);
+  c->add_flag("--strict", copt->strict,
+              "Fail (exit 1) instead of warning when the input uses fields or objects orrery "
+              "does not model");
   c->footer(
       "Output: {\"pod\": \"ns/name\", \"nodes\": [{\"node\", \"feasible\", \"reasons\", "
       "\"scores\": {plugin: 0..100 before weights}, \"total\": weighted sum}]}.");

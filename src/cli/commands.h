@@ -29,10 +29,17 @@ void register_version(CLI::App& root, CommandTable& table);
 std::string version_text();
 // `orrery schedule` and `orrery score` (cmd_schedule.cc).
 void register_schedule(CLI::App& root, CommandTable& table);
+void register_explain(CLI::App& root, CommandTable& table);  // cmd_explain.cc
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
+void register_history(CLI::App& root, CommandTable& table);  // KubCG's history database
+void register_kubcg(CLI::App& root, CommandTable& table);    // repro kubcg
+// aggregator, agent, carico status, repro carico (cmd_carico.cc).
+void register_carico(CLI::App& root, CommandTable& table);
+// `orrery serve` (scheduler, extender) and `orrery snapshot` (cmd_serve.cc).
+void register_serve(CLI::App& root, CommandTable& table);
 
 // `orrery sim --trace T --cluster-config C --arch megha|pigeonc ...` (cmd_federated.cc): the
 // options cmd_sim.cc adds to `orrery sim`, and the run they request.

@@ -753,6 +753,93 @@ bool is_list_kind(const std::string& kind) {
          (kind.ends_with("List") && is_api_object_kind(kind.substr(0, kind.size() - 4)));
 }
 
+// What orrery does instead of modelling a field or object, for the warnings (k8s_warnings).
+constexpr const char* kNoCapacity =
+    "storage capacity tracking is not modelled: VolumeBinding takes every node's capacity as "
+    "sufficient for provisioning";
+constexpr const char* kNoDra =
+    "DynamicResources (DRA) is not modelled: claims are not allocated and do not restrict nodes";
+
+// Kinds kube-scheduler reads that orrery does not, with what each would change. Other kinds a dump
+// may hold (Deployments, ReplicaSets, ConfigMaps, Events, ...) do not reach kube-scheduler's
+// decisions, or only through the pods orrery reads, and are skipped silently (K8sObjects::
+// ignored_kinds counts them). The kinds orrery reads are dispatched in Reader::object.
+struct UnreadKind {
+  const char* kind;
+  const char* consequence;
+};
+constexpr UnreadKind kUnreadKinds[] = {
+    {"CSIDriver", kNoCapacity},
+    {"CSIStorageCapacity", kNoCapacity},
+    {"VolumeAttachment",
+     "NodeVolumeLimits counts the CSI volumes of the pods on a node, not VolumeAttachment objects"},
+    {"Service",
+     "PodTopologySpread's system default constraints find a pod's siblings by its controller "
+     "only; upstream also counts the pods of Services that select it"},
+    {"ResourceClaim", kNoDra},
+    {"ResourceClaimTemplate", kNoDra},
+    {"ResourceSlice", kNoDra},
+    {"DeviceClass", kNoDra},
+};
+
+const char* unread_kind_consequence(const std::string& kind) {
+  for (const UnreadKind& k : kUnreadKinds)
+    if (kind == k.kind) return k.consequence;
+  return nullptr;
+}
+
+void note_unmodelled(K8sObjects& out, const std::string& what, const char* consequence,
+                     const std::string& where, const std::string& example) {
+  for (Unmodelled& u : out.unmodelled) {
+    if (u.what == what) {
+      ++u.count;
+      return;
+    }
+  }
+  out.unmodelled.push_back({what, consequence, 1, where, example});
+}
+
+// Pod fields that can change kube-scheduler's decisions and that orrery does not model.
+void note_unmodelled_pod_fields(K8sObjects& out, const Ctx& spec, const Ctx& status, const Pod& p) {
+  if (!spec.defined()) return;
+  const std::string key = p.key();
+  if (spec.has("resourceClaims") && spec.child("resourceClaims").size() > 0) {
+    note_unmodelled(out, "spec.resourceClaims", kNoDra, spec.child("resourceClaims").where(), key);
+  }
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.has(list)) continue;
+    Ctx cs = spec.child(list);
+    for (size_t i = 0; i < cs.size(); ++i) {
+      Ctx res = cs.item(i).child("resources");
+      if (res.defined() && res.has("claims")) {
+        note_unmodelled(out, "containers[].resources.claims", kNoDra, res.child("claims").where(),
+                        key);
+      }
+    }
+  }
+  if (!status.defined()) return;
+  if (p.node_name.empty() && status.has("nominatedNodeName")) {
+    note_unmodelled(out, "status.nominatedNodeName",
+                    "earlier preemption nominations are not modelled: the pod is scheduled as if "
+                    "it had none, and lower-priority pods do not see the room set aside for it",
+                    status.child("nominatedNodeName").where(), key);
+  }
+  bool resizing = status.has("resize");
+  if (!resizing && status.has("conditions")) {
+    Ctx conds = status.child("conditions");
+    for (size_t i = 0; i < conds.size() && !resizing; ++i) {
+      const std::string type = conds.item(i).str_or("type", "");
+      resizing = type == "PodResizePending" || type == "PodResizeInProgress";
+    }
+  }
+  if (resizing && !p.node_name.empty()) {
+    note_unmodelled(out, "in-place pod resize (status.resize / PodResize* conditions)",
+                    "the pod is counted with its spec requests; upstream counts the larger of "
+                    "the spec and the resources the kubelet allocated",
+                    status.where(), key);
+  }
+}
+
 struct Reader {
   const std::string& source;
   K8sObjects out;
@@ -784,6 +871,15 @@ struct Reader {
       read_api_object(kind, c, &out.api);
     } else {
       out.ignored_kinds[kind]++;
+      if (const char* consequence = unread_kind_consequence(kind)) {
+        Ctx meta = c.child("metadata");
+        std::string example = kind;
+        if (meta.defined() && meta.has("name")) {
+          example += "/" + (meta.has("namespace") ? meta.child("namespace").str() + "/" : "") +
+                     meta.child("name").str();
+        }
+        note_unmodelled(out, "kind " + kind, consequence, c.where(), example);
+      }
     }
   }
 
@@ -845,6 +941,7 @@ struct Reader {
         p.scheduling_gates.push_back(gates.item(i).child("name").str());
     }
     Ctx status = c.child("status");
+    note_unmodelled_pod_fields(out, spec, status, p);
     if (status.defined() && status.has("phase")) {
       Ctx ph = status.child("phase");
       auto phase = parse_pod_phase(ph.str());
@@ -988,9 +1085,17 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
     into.labelled_namespace_selector = std::move(from.labelled_namespace_selector);
   }
   for (auto& [k, v] : from.ignored_kinds) into.ignored_kinds[k] += v;
+  for (Unmodelled& u : from.unmodelled) {
+    auto it = std::find_if(into.unmodelled.begin(), into.unmodelled.end(),
+                           [&](const Unmodelled& x) { return x.what == u.what; });
+    if (it == into.unmodelled.end())
+      into.unmodelled.push_back(std::move(u));
+    else
+      it->count += u.count;
+  }
 }
 
-ClusterState build_cluster(const K8sObjects& objects) {
+ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* warnings) {
   ClusterState state;
   for (const NamespaceObject& ns : objects.namespaces) state.add_namespace(ns.name, ns.labels);
   for (const Node& n : objects.nodes) state.add_node(n);
@@ -999,7 +1104,32 @@ ClusterState build_cluster(const K8sObjects& objects) {
     api->index();
     state.set_api_objects(std::move(api));
   }
-  for (const Pod& p : objects.pods) state.add_pod(p);
+  // A partial dump: pods bound to nodes it does not hold. Upstream's cache never sees finished
+  // pods' nodes matter; running ones take room on a node that cannot be chosen anyway.
+  int finished = 0, running = 0;
+  std::string finished_example, running_example;
+  for (const Pod& p : objects.pods) {
+    if (!p.node_name.empty() && !state.find_node(p.node_name) && warnings) {
+      const bool done = is_terminal(p.phase);
+      int& count = done ? finished : running;
+      std::string& example = done ? finished_example : running_example;
+      if (count++ == 0) example = p.key() + " on " + p.node_name;
+      continue;
+    }
+    state.add_pod(p);
+  }
+  if (finished > 0) {
+    warnings->push_back(std::to_string(finished) +
+                        " finished pod(s) are bound to nodes the input does not hold (e.g. " +
+                        finished_example + "): ignored, as kube-scheduler ignores them");
+  }
+  if (running > 0) {
+    warnings->push_back(std::to_string(running) +
+                        " running pod(s) are bound to nodes the input does not hold (e.g. " +
+                        running_example +
+                        "): skipped; they are not counted for topology spreading or pod affinity "
+                        "(dump every node to include them)");
+  }
   return state;
 }
 
@@ -1090,6 +1220,10 @@ void volume_warnings(const K8sObjects& objects, std::vector<std::string>* out) {
 
 std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
   std::vector<std::string> out;
+  for (const Unmodelled& u : objects.unmodelled) {
+    out.push_back(u.first_where + ": " + std::to_string(u.count) + " object(s) use " + u.what +
+                  " (e.g. " + u.example + "): " + u.consequence);
+  }
   if (objects.namespaces.empty() && !objects.labelled_namespace_selector.empty()) {
     out.push_back(objects.labelled_namespace_selector +
                   ": namespaceSelector names namespace labels, but the input has no Namespace "

@@ -50,6 +50,16 @@ struct NamespaceObject {
   LabelSet labels;
 };
 
+// One kind of field or object in the input that orrery does not model and that can change
+// kube-scheduler's decisions (see docs/plugins.md, "What is warned about").
+struct Unmodelled {
+  std::string what;         // e.g. "spec.resourceClaims" or "kind PodDisruptionBudget"
+  std::string consequence;  // what orrery does instead, and why it matters
+  int count = 0;            // objects that use it
+  std::string first_where;  // "FILE:LINE: path" of the first
+  std::string example;      // the first object, "ns/name" or "Kind/name"
+};
+
 struct K8sObjects {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
@@ -61,6 +71,8 @@ struct K8sObjects {
   // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
   // or "" (see k8s_warnings).
   std::string labelled_namespace_selector;
+  // Fields and objects not modelled, in the order first seen (collected while reading).
+  std::vector<Unmodelled> unmodelled;
 };
 
 // Reads objects from a file; throws InputError on unreadable files or malformed content.
@@ -72,14 +84,19 @@ K8sObjects parse_k8s_objects(std::string_view text, const std::string& source);
 void merge_into(K8sObjects& into, K8sObjects&& from);
 
 // Builds a cluster state from the objects (namespaces and nodes first, then pods). Throws
-// InputError on duplicates or pods bound to unknown nodes.
-ClusterState build_cluster(const K8sObjects& objects);
+// InputError on duplicates. Pods bound to nodes the input does not hold (a partial dump) are
+// skipped: finished ones silently as upstream ignores them, with one warning line for them, and
+// running ones with another (their room on the missing node cannot matter, but the pods are not
+// counted for spreading or affinity either). With `warnings` null such pods are an InputError.
+ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* warnings = nullptr);
 
-// Warnings about the (merged) objects: a namespaceSelector that names labels while the input has
-// no Namespace objects (every namespace is then taken to have no labels, as kube-scheduler does
-// for a namespace it cannot find); pods whose volumes need objects the input lacks (a claim, its
-// PersistentVolume or StorageClass; CSINodes), PodDisruptionBudgets without a status, in-tree
-// volume sources (not translated to CSI). At most one line per kind of problem.
+// Warnings about the (merged) objects, one line per kind of problem with a count and the first
+// example: fields and objects not modelled that can change decisions (K8sObjects::unmodelled), a
+// namespaceSelector that names labels while the input has no Namespace objects (every namespace
+// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find); pods
+// whose volumes need objects the input lacks (a claim, its PersistentVolume or StorageClass;
+// CSINodes), PodDisruptionBudgets without a status, in-tree volume sources (not translated to
+// CSI), pod affinity terms naming namespaces absent from the input.
 std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is

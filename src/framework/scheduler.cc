@@ -776,7 +776,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   }
   CycleContext cycle{st, pod_id, pod, *pod.spec, backend_.now_us(), rng_};
   std::vector<NodeEvaluation> out;
-  for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0});
+  for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0, {}});
 
   std::optional<std::vector<NodeId>> only;
   skipped_filters_.clear();
@@ -833,21 +833,35 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
     const bool skipped = score_skipped(wp.plugin);
+    std::vector<int64_t> raw(feasible.size(), 0);
     if (skipped) {
       std::fill(scores.begin(), scores.end(), 0);
     } else {
       wp.plugin->score(cycle, nodes, scores.data());
+      raw = scores;
       wp.plugin->normalize(cycle, nodes, scores.data());
     }
     size_t i = 0;
     for (auto& e : out) {
       if (!e.feasible) continue;
       e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
+      e.details.push_back({std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
       e.total += scores[i] * wp.weight;
       ++i;
     }
   }
   return out;
+}
+
+ScheduleOutcome Scheduler::attempt(PodId pod_id) {
+  const ClusterState& st = backend_.state();
+  QueuedPod qp;
+  qp.pod = pod_id;
+  qp.serial = st.pod_serial(pod_id);
+  qp.priority = st.pod(pod_id).spec->priority;
+  qp.timestamp_us = backend_.now_us();
+  queue_.remove(qp.serial);  // if enqueued: the cycle decides where it goes next
+  return schedule_cycle(qp);
 }
 
 bool Scheduler::forget_in_flight(uint64_t serial) {

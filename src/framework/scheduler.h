@@ -62,6 +62,13 @@ struct NodeEvaluation {
   // whose PreScore returned Skip for this pod contributes 0 (as upstream, where it is left out).
   std::vector<std::pair<std::string, int64_t>> scores;
   int64_t total = 0;  // Σ weight × score
+  // The same per plugin with its raw score (before NormalizeScore) and weight (`orrery explain`).
+  struct PluginScore {
+    std::string plugin;
+    int64_t raw = 0, normalized = 0, weight = 0;
+    bool skipped = false;  // PreScore returned Skip: the plugin does not score this pod
+  };
+  std::vector<PluginScore> details;
 };
 
 class Scheduler : public EventListener, private Reservations::Listener {
@@ -89,6 +96,10 @@ class Scheduler : public EventListener, private Reservations::Listener {
   // Filters and scores every node for a pod without binding it (percentage 100, no sampling),
   // running PreFilter, Filter, PreScore, Score and NormalizeScore as a scheduling cycle would.
   std::vector<NodeEvaluation> evaluate(PodId pod);
+  // Runs one scheduling cycle for a pending pod now, as if it were popped next (queued or not),
+  // with the options' node sampling, PostFilter (preemption: victims are deleted through the
+  // backend) and binding. For `orrery explain`, on a throwaway snapshot.
+  ScheduleOutcome attempt(PodId pod);
 
   // The profile responsible for a pod, or nullptr.
   Profile* profile_for(const Pod& pod) const;

@@ -1,8 +1,10 @@
 #include "policies/catalog.h"
 
 #include "policies/baselines/policies.h"
+#include "policies/carico/policy.h"
 #include "policies/federated/architectures.h"
 #include "policies/kube/policies.h"
+#include "policies/kubcg/policy.h"
 #include "policies/kubedsm/policy.h"
 
 namespace orrery::policies {
@@ -12,6 +14,8 @@ fw::PolicyRegistry catalog() {
   kube::register_policies(r);
   kubedsm::register_policies(r);
   baselines::register_policies(r);
+  kubcg::register_policies(r);
+  carico::register_policies(r);
   return r;
 }
 

@@ -24,9 +24,41 @@ double Demand::at(Time t) const {
   return std::prev(it)->second;
 }
 
+namespace {
+
+std::vector<double> per_service_cycles(const DemandCycleSpec& spec,
+                                       const std::vector<Resources>& requests, Rng& rng,
+                                       const std::vector<Demand*>& out) {
+  const double k = static_cast<double>(requests.size());
+  std::vector<double> fractions(static_cast<size_t>(spec.cycles), 0.0);
+  for (size_t s = 0; s < requests.size(); ++s) {
+    const bool sized = s < spec.sizes.size() && !spec.sizes[s].is_zero();
+    const Resources& size = sized ? spec.sizes[s] : requests[s];
+    double coef = 0;
+    int n = 0;
+    for (ResourceId r : {kCpu, kMemory}) {
+      if (size[r] <= 0) continue;
+      coef += static_cast<double>(spec.basis[r]) / k / static_cast<double>(size[r]);
+      ++n;
+    }
+    coef = n > 0 ? coef / n : 0.0;
+    for (int c = 0; c < spec.cycles; ++c) {
+      const double pods = std::max(1.0, std::round(rng.normal(spec.mean * coef, spec.sd * coef)));
+      out[s]->set(spec.start + spec.period * c, pods);
+      if (coef > 0) fractions[static_cast<size_t>(c)] += pods / coef / k;
+    }
+    if (spec.stop) out[s]->set(spec.start + spec.period * spec.cycles, 0.0);
+  }
+  return fractions;
+}
+
+}  // namespace
+
 std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
                                            const std::vector<Resources>& requests, Rng& rng,
                                            std::vector<Demand*> out) {
+  if (spec.draw == DemandCycleSpec::Draw::kPerService)
+    return per_service_cycles(spec, requests, rng, out);
   std::vector<double> fractions;
   const double k = static_cast<double>(requests.size());
   const bool min_count = spec.count == DemandCycleSpec::Count::kMin;
@@ -47,6 +79,8 @@ std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
       out[s]->set(t, load);
     }
   }
+  if (spec.stop)
+    for (Demand* d : out) d->set(spec.start + spec.period * spec.cycles, 0.0);
   return fractions;
 }
 

@@ -16,6 +16,13 @@
 // With `round` the load is rounded to the nearest whole pod, so that the pods' resources match the
 // fraction on average; without it the HPA rounds the fractional load up (ceil).
 // "1.0_0.5" in the paper is mean 1.0, sd 0.5; 12 cycles of 90 s.
+//
+// With `draw` kPerService (the authors' scenario generator, AUT-Cloud-Lab/genny) no shared
+// fraction is drawn: service s has a coefficient
+//     c_s = mean over r in {cpu, memory} of (basis[r] / |services|) / size_s[r]
+// (size_s: `sizes[s]` when given, else the pod's request), and its pods in each cycle are drawn
+// independently as max(1, round(Normal(mean·c_s, sd·c_s))), all cycles of one service before the
+// next service (genny's order). `count` and `round` do not apply.
 #pragma once
 
 #include <cstdint>
@@ -51,10 +58,15 @@ struct DemandCycleSpec {
   Resources basis;  // cpu (millicores) and memory (bytes) the fractions refer to
   enum class Count : uint8_t { kMax, kMin } count = Count::kMax;  // over cpu and memory (above)
   bool round = false;  // whole pods (nearest) instead of a fractional load
+  enum class Draw : uint8_t { kShared, kPerService } draw = Draw::kShared;
+  bool stop = false;  // the load drops to 0 at the end of the last cycle (the run may go on)
+  // kPerService: the size each service is counted in (empty, or one per service; a zero entry
+  // means the service's pod request).
+  std::vector<Resources> sizes;
 };
 
 // Fills one Demand per service (`requests[i]` is service i's pod request). Returns the drawn
-// fractions, one per cycle.
+// fractions, one per cycle (kPerService: the mean over services of pods / c_s).
 std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
                                            const std::vector<Resources>& requests, Rng& rng,
                                            std::vector<Demand*> out);

@@ -1,6 +1,7 @@
 #include "sim/recorder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace orrery::sim {
@@ -322,6 +323,31 @@ Json Recorder::edge_summary() const {
   out["mean"] = k ? total / static_cast<double>(k) : 0.0;
   out["deployments"] = per;
   return out;
+}
+
+Recorder::PooledEdgeRatio Recorder::edge_pooled(Time busy_from, Time busy_to) const {
+  double all = 0, busy = 0;
+  size_t n_all = 0, n_busy = 0;
+  // Samples of one time are consecutive (one entry per deployment).
+  for (size_t i = 0; i < edge_.size();) {
+    const Time t = edge_[i].t;
+    uint64_t edge = 0, total = 0;
+    for (; i < edge_.size() && edge_[i].t == t; ++i) {
+      edge += edge_[i].edge;
+      total += edge_[i].total;
+    }
+    if (total == 0) continue;
+    const double r = static_cast<double>(edge) / static_cast<double>(total);
+    all += r;
+    ++n_all;
+    if (t >= busy_from && t < busy_to) {
+      busy += r;
+      ++n_busy;
+    }
+  }
+  const double nan = std::nan("");
+  return {n_all ? all / static_cast<double>(n_all) : nan,
+          n_busy ? busy / static_cast<double>(n_busy) : nan};
 }
 
 }  // namespace orrery::sim

@@ -54,6 +54,14 @@ class Recorder : public fw::EventListener, public EventTarget {
   Json utilization_summary() const;
   // {"mean": average over deployments of the time-averaged ratio, "<deployment>": ...}
   Json edge_summary() const;
+  // The pooled edge ratio (the KubeDSM authors' metric, docs/repro/kubedsm.md): at every sample,
+  // the tracked deployments' pods on edge nodes over all their pods (starting or running); the
+  // mean over samples with at least one pod. `all` over every sample, `busy` over the samples
+  // with busy_from <= t < busy_to. NaN when no sample counts.
+  struct PooledEdgeRatio {
+    double all = 0, busy = 0;
+  };
+  PooledEdgeRatio edge_pooled(Time busy_from, Time busy_to) const;
 
  private:
   struct PodRecord {

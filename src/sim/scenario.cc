@@ -390,8 +390,8 @@ TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir) {
 }
 
 DemandCyclesDef parse_demand_cycles(const Ctx& c) {
-  check_keys(c,
-             {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count", "round"});
+  check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count",
+                 "round", "draw", "sizes", "stop"});
   DemandCyclesDef d;
   d.where = c.where();
   if (!c.has("deployments")) c.fail("demand_cycles needs deployments");
@@ -414,6 +414,29 @@ DemandCyclesDef parse_demand_cycles(const Ctx& c) {
       d.spec.count = DemandCycleSpec::Count::kMin;
     } else {
       c.child("count").fail("expected max or min");
+    }
+  }
+  if (c.has("stop")) d.spec.stop = c.child("stop").boolean();
+  if (c.has("draw")) {
+    const std::string v = c.child("draw").str();
+    if (v == "shared") {
+      d.spec.draw = DemandCycleSpec::Draw::kShared;
+    } else if (v == "per-service") {
+      d.spec.draw = DemandCycleSpec::Draw::kPerService;
+    } else {
+      c.child("draw").fail("expected shared or per-service");
+    }
+  }
+  if (c.has("sizes")) {
+    const Ctx sz = c.child("sizes");
+    if (d.spec.draw != DemandCycleSpec::Draw::kPerService)
+      sz.fail("sizes only apply with draw: per-service");
+    sz.expect_map();
+    for (const std::string& name : sz.keys()) {
+      if (std::find(d.deployments.begin(), d.deployments.end(), name) == d.deployments.end())
+        sz.child(name).fail("\"" + name + "\" is not one of this demand_cycles' deployments");
+      check_keys(sz.child(name), {"cpu", "memory"});
+      read_map_resources(sz.child(name), &d.sizes[name]);
     }
   }
   Ctx basis = c.child("basis");

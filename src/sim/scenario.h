@@ -73,6 +73,7 @@ struct TraceDef {
 struct DemandCyclesDef {
   std::vector<std::string> deployments;
   DemandCycleSpec spec;
+  std::map<std::string, Resources> sizes;  // draw: per-service, per deployment (else its request)
   enum class Basis : uint8_t { kEdge, kAll, kExplicit } basis = Basis::kEdge;
   std::string where;
 };

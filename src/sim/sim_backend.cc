@@ -106,6 +106,10 @@ void SimBackend::register_image_exec(const std::string& image, const ExecSpec& e
   exec_by_image_[image] = exec;
 }
 
+void SimBackend::register_image_node_work(const std::string& image, NodeId node, NodeWork w) {
+  work_by_image_node_[{image, node}] = w;
+}
+
 ExecSpec SimBackend::exec_for(const Pod& pod) const {
   auto it = exec_by_spec_.find(pod.spec.get());
   if (it != exec_by_spec_.end()) return it->second.second;
@@ -238,6 +242,14 @@ void SimBackend::start_running(PodId pod) {
   ps.start_deferred = false;
   ps.stage = PodStage::kRunning;
   ps.started = loop_.now();
+  ps.fails = false;
+  if (!work_by_image_node_.empty() && !state_.pod(pod).spec->containers.empty()) {
+    auto w = work_by_image_node_.find({state_.pod(pod).spec->containers.front().image, node});
+    if (w != work_by_image_node_.end()) {
+      ps.exec.work = w->second.work;
+      ps.fails = w->second.fails;
+    }
+  }
   state_.set_phase(pod, PodPhase::kRunning);
   reason_.clear();
   emit_pod(EventKind::kPodRunning, pod);
@@ -488,7 +500,10 @@ void SimBackend::handle(const Event& e) {
           pods_[pod].stage != PodStage::kRunning) {
         return;
       }
-      finish(pod, PodPhase::kSucceeded, "Succeeded");
+      if (pods_[pod].fails)
+        finish(pod, PodPhase::kFailed, "Error");
+      else
+        finish(pod, PodPhase::kSucceeded, "Succeeded");
       return;
     }
     case kDeleteReq: {

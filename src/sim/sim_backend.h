@@ -105,6 +105,15 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public fw::Nod
   void register_exec(const std::shared_ptr<const PodSpec>& spec, const ExecSpec& exec);
   // What pods whose first container runs `image` do (used when no spec registration applies).
   void register_image_exec(const std::string& image, const ExecSpec& exec);
+  // The work of pods running `image` on one node, replacing their ExecSpec's work there
+  // (hardware-specific run times: KubCG's Fig. 11). `fails`: the container exits with an error
+  // after `work` (an image the node cannot run, e.g. KubCG's tensorflow on CPU1/CPU2); the pod
+  // ends Failed with reason "Error".
+  struct NodeWork {
+    Time work = 0;
+    bool fails = false;
+  };
+  void register_image_node_work(const std::string& image, NodeId node, NodeWork w);
   // Refuse binds or deletions (fault injection, conformance tests); see fw::Refusals.
   void set_refusals(fw::Refusals r) { refusals_ = std::move(r); }
   OwnerId add_owner(PodOwner* owner, OwnerKind kind, const std::string& name);
@@ -172,6 +181,7 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public fw::Nod
     uint32_t migrations = 0;
     Time started = 0;
     ExecSpec exec;
+    bool fails = false;  // NodeWork::fails on its node
     std::string reason;  // deletion reason
   };
   struct NodeSim {
@@ -220,6 +230,7 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public fw::Nod
   std::unordered_map<const PodSpec*, std::pair<std::shared_ptr<const PodSpec>, ExecSpec>>
       exec_by_spec_;
   std::unordered_map<std::string, ExecSpec> exec_by_image_;
+  std::map<std::pair<std::string, NodeId>, NodeWork> work_by_image_node_;
   fw::Refusals refusals_;
   std::string reason_;
   uint64_t notifications_ = 0;

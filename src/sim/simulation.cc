@@ -142,6 +142,8 @@ void Simulation::build_workloads() {
         if (sc_.deployments[k].name != name) continue;
         requests.push_back(sc_.deployments[k].tmpl.spec->request);
         out.push_back(demands_[k].get());
+        auto sz = dc.sizes.find(name);
+        spec.sizes.push_back(sz == dc.sizes.end() ? Resources{} : sz->second);
       }
     }
     Rng rng = Rng::derive(seed_, "demand-cycles/" + std::to_string(i));

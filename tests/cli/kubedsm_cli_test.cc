@@ -71,13 +71,14 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   const std::string out = tmp_dir("runs");
   const Result r = run("repro kubedsm --quick --seeds 1 --out " + out);
   ASSERT_EQ(r.code, 0) << r.output;
-  const std::set<std::string> results = {"edge_ratio", "edge_ratio_sd", "A", "B", "C",
-                                         "D",          "migrations"};
+  const std::set<std::string> results = {
+      "edge_ratio",        "edge_ratio_sd",         "A", "B", "C", "D", "migrations",
+      "edge_ratio_pooled", "edge_ratio_pooled_busy"};
   std::stringstream csv(slurp(out + "/runs.csv"));
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
   const std::vector<std::string> header = split(line);
-  EXPECT_EQ(header.back(), "fit_check");
+  EXPECT_EQ(header.back(), "system_reserved");
   std::set<std::string> keys;
   size_t rows = 0;
   while (std::getline(csv, line)) {

@@ -183,5 +183,52 @@ TEST(K8sObjects, UnreadableFile) {
   EXPECT_THROW(load_k8s_objects("/nonexistent/file.yaml"), InputError);
 }
 
+// What a dump uses that orrery does not model is collected while reading, in both the YAML path
+// and the JSON list fast path, once per kind with a count and the first object.
+TEST(K8sObjects, UnmodelledFieldsAreCollectedOncePerKindOnBothPaths) {
+  const std::string yaml =
+      "kind: Pod\nmetadata: {name: a}\nspec:\n  resourceClaims: [{name: g}]\n  containers: "
+      "[{name: c}]\n---\nkind: Pod\nmetadata: {name: b, namespace: x}\nspec:\n  "
+      "resourceClaims: [{name: g}]\n  containers: [{name: c}]\n---\nkind: Service\nmetadata: "
+      "{name: s}\n";
+  K8sObjects y = parse_k8s_objects(yaml, "d.yaml");
+  ASSERT_EQ(y.unmodelled.size(), 2u);
+  EXPECT_EQ(y.unmodelled[0].what, "spec.resourceClaims");
+  EXPECT_EQ(y.unmodelled[0].count, 2);
+  EXPECT_EQ(y.unmodelled[0].example, "default/a");
+  EXPECT_EQ(y.unmodelled[0].first_where, "d.yaml:4: document[0].spec.resourceClaims");
+  EXPECT_EQ(y.unmodelled[1].what, "kind Service");
+  const std::string json =
+      R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":)"
+      R"([{"name":"c"}],"resourceClaims":[{"name":"g"}],)"
+      R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}]}}]})";
+  K8sObjects j = parse_k8s_objects(json, "d.json");
+  // Volumes are modelled (the volume plugins): only the DRA claim is unmodelled.
+  ASSERT_EQ(j.unmodelled.size(), 1u);
+  EXPECT_EQ(j.unmodelled[0].what, "spec.resourceClaims");
+  // Merging adds counts of the same kind.
+  merge_into(y, std::move(j));
+  ASSERT_EQ(y.unmodelled.size(), 2u);
+  EXPECT_EQ(y.unmodelled[0].count, 3);
+  // The two unmodelled kinds, and the claim "c" the input does not hold.
+  EXPECT_EQ(k8s_warnings(y).size(), 3u);
+}
+
+TEST(K8sObjects, PodsOnNodesMissingFromAPartialDump) {
+  K8sObjects o = parse_k8s_objects(
+      "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: a}\nspec: "
+      "{nodeName: gone, containers: [{name: c}]}\nstatus: {phase: Succeeded}\n---\nkind: "
+      "Pod\nmetadata: {name: b}\nspec: {nodeName: gone, containers: [{name: c}]}\n",
+      "p.yaml");
+  // Without a place for warnings they are an error, as before.
+  EXPECT_THROW(build_cluster(o), InputError);
+  std::vector<std::string> warnings;
+  ClusterState st = build_cluster(o, &warnings);
+  EXPECT_EQ(st.pod_count(), 0u);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("1 finished pod(s)"), std::string::npos);
+  EXPECT_NE(warnings[1].find("1 running pod(s)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace orrery

@@ -6,7 +6,7 @@
 set -euo pipefail
 root=${1:?usage: check_layers.sh REPO_ROOT}
 cd "$root/src"
-sim_side='policies/kubedsm/evaluation\.|policies/kubedsm/repro\.|policies/federated/'
+sim_side='policies/kubedsm/evaluation\.|policies/kubedsm/repro\.|policies/kubcg/evaluation\.|policies/kubcg/repro\.|policies/federated/|policies/carico/evaluation\.|policies/carico/repro\.'
 bad=$(grep -rlE '#include "sim/' framework plugins policies |
       grep -vE "^($sim_side)" || true)
 if [[ -n $bad ]]; then
@@ -18,6 +18,12 @@ fi
 if awk '/^orrery_library\(orrery_kubedsm$/,/\)/' policies/kubedsm/CMakeLists.txt |
    grep -q orrery_sim; then
   echo "orrery_kubedsm (the core) links orrery_sim" >&2
+  exit 1
+fi
+# CARICO's core library links neither the simulator nor gRPC (the policy and rpc layers do).
+if awk '/^orrery_library\(orrery_carico$/,/\)/' policies/carico/CMakeLists.txt |
+   grep -qE 'orrery_sim|orrery_carico_rpc|grpc'; then
+  echo "orrery_carico (the core) links the simulator or gRPC" >&2
   exit 1
 fi
 echo "layers ok: no sim/ include in framework, plugins or policy cores"

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/demand.h"
@@ -177,6 +178,60 @@ TEST(DemandCycles, SplitsTheDrawnFractionEquallyOnTheDominantResource) {
     sum += v;
   }
   EXPECT_NEAR(sum / 200, 1.0, 0.12);
+}
+
+TEST(DemandCycles, PerServiceDrawsAsGenny) {
+  // genny (the KubeDSM authors' generator): the edge of their config less 1 core / 1 GB per node
+  // is 11 cores / 13 GB; A is counted as 1/1, B as 1/2, D as 3/3. c_A = (11/4 + 13/4) / 2 = 3,
+  // c_B = (11/4 + 13/8) / 2 = 2.1875, c_D = (11/12 + 13/12) / 2 = 1.
+  DemandCycleSpec spec;
+  spec.draw = DemandCycleSpec::Draw::kPerService;
+  spec.cycles = 4;
+  spec.period = 90 * kSecond;
+  spec.start = 60 * kSecond;
+  spec.stop = true;
+  spec.mean = 1.5;
+  spec.sd = 0.0;
+  spec.basis[kCpu] = 11000;
+  spec.basis[kMemory] = 13 * kGi;
+  Resources a, b, d, size_a, size_b, size_d;
+  a[kCpu] = 1000, a[kMemory] = 950 * kMi;  // the pods' requests (Table 5) are not the sizes
+  b[kCpu] = 1000, b[kMemory] = 1900 * kMi;
+  d[kCpu] = 2000, d[kMemory] = 1900 * kMi;
+  size_a[kCpu] = 1000, size_a[kMemory] = 1 * kGi;
+  size_b[kCpu] = 1000, size_b[kMemory] = 2 * kGi;
+  size_d[kCpu] = 3000, size_d[kMemory] = 3 * kGi;
+  spec.sizes = {size_a, size_b, size_a, size_d};  // A, B, C (as A), D
+  Demand da, db, dc, dd;
+  Rng rng(1);
+  auto f = generate_demand_cycles(spec, {a, b, a, d}, rng, {&da, &db, &dc, &dd});
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_DOUBLE_EQ(da.at(60 * kSecond), 5.0);  // round(1.5 * 3) = round(4.5) = 5 (away from 0)
+  EXPECT_DOUBLE_EQ(db.at(60 * kSecond), 3.0);  // round(3.28)
+  EXPECT_DOUBLE_EQ(dd.at(60 * kSecond), 2.0);  // round(1.5)
+  EXPECT_DOUBLE_EQ(da.at(0), 0.0);             // idle before the first cycle
+  EXPECT_DOUBLE_EQ(da.at(60 * kSecond + 4 * 90 * kSecond), 0.0);  // stopped after the last
+  EXPECT_NEAR(f[0], (5.0 / 3 + 3.0 / 2.1875 + 5.0 / 3 + 2.0 / 1) / 4, 1e-12);
+
+  // A draw never gives fewer than one pod; draws follow the seed and are independent per
+  // service: with a fixed seed the sequence is the service-major one genny makes.
+  // Two services split the basis in two: c_A = (11/2 + 13/2) / 2 = 6.
+  spec.mean = 0.1;
+  spec.sd = 1.0;
+  spec.cycles = 50;
+  spec.sizes = {size_a, size_d};
+  Demand x1, y1, x2, y2;
+  Rng r1(7), r2(7);
+  generate_demand_cycles(spec, {a, d}, r1, {&x1, &y1});
+  generate_demand_cycles(spec, {a, d}, r2, {&x2, &y2});
+  EXPECT_EQ(x1.steps(), x2.steps());
+  EXPECT_EQ(y1.steps(), y2.steps());
+  Rng r3(7);
+  for (const auto& [t, pods] : x1.steps()) {
+    if (t == spec.start + spec.period * spec.cycles) break;  // the stop step
+    EXPECT_GE(pods, 1.0);
+    EXPECT_DOUBLE_EQ(pods, std::max(1.0, std::round(r3.normal(0.1 * 6, 1.0 * 6))));
+  }
 }
 
 struct HpaBench {

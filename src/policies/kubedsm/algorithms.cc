@@ -54,6 +54,29 @@ SchedulerCore::SchedulerCore(Config config) : config_(config) {
   config_.validate();
 }
 
+FragNorm SchedulerCore::frag_norm(const EdgeModel& m) const {
+  return FragNorm(m.total_capacity(), config_.frag, m.capacity);
+}
+
+double SchedulerCore::size_of(const EdgeModel& m, const Vec2& request) const {
+  if (config_.pod_size == PodSize::kEcmus) {
+    Vec2 largest;
+    for (const Vec2& c : m.capacity) {
+      largest.cpu = std::max(largest.cpu, c.cpu);
+      largest.mem = std::max(largest.mem, c.mem);
+    }
+    return pod_size_ecmus(request, largest);
+  }
+  return pod_size(request, m.total_capacity());
+}
+
+std::vector<int64_t> SchedulerCore::running_pods(const EdgeModel& m) const {
+  std::vector<int64_t> running(m.services.size(), 0);
+  for (const ModelPod& p : m.pods)
+    if (p.movable) ++running[p.service];
+  return running;
+}
+
 // ---- Algorithm 1 ----
 
 Placement SchedulerCore::immediate_schedule(const EdgeModel& m,
@@ -73,9 +96,11 @@ std::vector<uint32_t> SchedulerCore::suggest_candidates(const EdgeModel& m) {
   // candidPods: movable cloud pods, per service in model order. A pod larger than every edge node
   // can never be matched, so it is not a candidate.
   std::vector<std::vector<uint32_t>> cand(services);
+  const std::vector<int64_t> running = running_pods(m);
   for (uint32_t i = 0; i < m.pods.size(); ++i) {
     const ModelPod& p = m.pods[i];
     if (p.node != kCloud || !p.movable) continue;
+    if (config_.last_pod && running[p.service] <= 1) continue;  // its last running pod
     const Vec2& r = m.services[p.service].request;
     bool fits_some = false;
     for (const Vec2& c : m.capacity) fits_some |= r.fits_in(c);
@@ -99,7 +124,7 @@ std::vector<uint32_t> SchedulerCore::suggest_candidates(const EdgeModel& m) {
       const double gain =
           service_qos(config_.qos, sv.qos_target, counts.edge[s] + 1, counts.total[s]) -
           service_qos(config_.qos, sv.qos_target, counts.edge[s], counts.total[s]);
-      const double score = gain / pod_size(sv.request, total);
+      const double score = gain / size_of(m, sv.request);
       if (best < 0 || higher_score(score, best_score)) {
         best = static_cast<int>(s);
         best_score = score;
@@ -239,8 +264,7 @@ bool SchedulerCore::placeable(const EdgeModel& m, std::span<const uint32_t> to_e
   for (uint32_t p : offloads) free_work_[static_cast<size_t>(m.pods[p].node)] += m.request_of(p);
   vec_scratch_.clear();
   for (uint32_t p : to_edge) vec_scratch_.push_back(m.request_of(p));
-  return matcher_.match(free_work_, vec_scratch_, FragNorm(m.total_capacity())).matched ==
-         to_edge.size();
+  return matcher_.match(free_work_, vec_scratch_, frag_norm(m)).matched == to_edge.size();
 }
 
 // ---- Algorithm 4 ----
@@ -260,13 +284,15 @@ std::vector<uint32_t> SchedulerCore::free_edge_as_needed(const EdgeModel& m, con
   std::vector<uint32_t> freed;
   Vec2 avail = m.total_free();
   if (need.fits_in(avail)) return freed;
-  const Vec2 total = m.total_capacity();
-  const FragNorm norm(total);
+  const FragNorm norm = frag_norm(m);
   const size_t services = m.services.size();
 
   std::vector<std::vector<uint32_t>> cand(services);
   for (uint32_t i = 0; i < m.pods.size(); ++i)
     if (m.pods[i].node != kCloud && m.pods[i].movable) cand[m.pods[i].service].push_back(i);
+  // last_pod: how many more pods of each service may leave (all but one running pod).
+  std::vector<int64_t> may_leave = running_pods(m);
+  for (int64_t& v : may_leave) v = config_.last_pod ? v - 1 : std::numeric_limits<int64_t>::max();
   free_scratch_.resize(m.node_count());
   for (size_t n = 0; n < m.node_count(); ++n) free_scratch_[n] = m.free(n);
   cloud_scratch_.assign(m.cloud_free.begin(), m.cloud_free.end());
@@ -287,12 +313,12 @@ std::vector<uint32_t> SchedulerCore::free_edge_as_needed(const EdgeModel& m, con
     int best = -1;
     double best_score = 0;
     for (size_t s = 0; s < services; ++s) {
-      if (cand[s].empty() || cloud_for(m.services[s].request) < 0) continue;
+      if (cand[s].empty() || may_leave[s] <= 0 || cloud_for(m.services[s].request) < 0) continue;
       const Service& sv = m.services[s];
       const double loss =
           service_qos(config_.qos, sv.qos_target, counts.edge[s] - 1, counts.total[s]) -
           service_qos(config_.qos, sv.qos_target, counts.edge[s], counts.total[s]);
-      const double score = loss / pod_size(sv.request, total);
+      const double score = loss / size_of(m, sv.request);
       if (best < 0 || higher_score(score, best_score)) {
         best = static_cast<int>(s);
         best_score = score;
@@ -305,8 +331,9 @@ std::vector<uint32_t> SchedulerCore::free_edge_as_needed(const EdgeModel& m, con
     size_t pick = 0;
     double pick_delta = std::numeric_limits<double>::infinity();
     for (size_t j = 0; j < pods.size(); ++j) {
-      const Vec2& f = free_scratch_[m.pods[pods[j]].node];
-      const double delta = node_frag(f + r, norm) - node_frag(f, norm);
+      const auto k = static_cast<size_t>(m.pods[pods[j]].node);
+      const Vec2& f = free_scratch_[k];
+      const double delta = node_frag(f + r, norm, k) - node_frag(f, norm, k);
       if (delta < pick_delta) {
         pick = j;
         pick_delta = delta;
@@ -319,6 +346,7 @@ std::vector<uint32_t> SchedulerCore::free_edge_as_needed(const EdgeModel& m, con
     avail += r;
     free_scratch_[m.pods[pod].node] += r;
     --counts.edge[best];
+    --may_leave[best];
   }
   return freed;
 }
@@ -349,7 +377,8 @@ std::vector<Move> SchedulerCore::reorder_edge(const EdgeModel& m) {
   if (groups_.empty()) return moves;
   free_scratch_.resize(m.node_count());
   for (size_t n = 0; n < m.node_count(); ++n) free_scratch_[n] = m.free(n);
-  least_frag_ = edge_frag(free_scratch_, FragNorm(total));
+  least_frag_ = edge_frag(free_scratch_, frag_norm(m));
+  running_ = running_pods(m);
   best_removed_.clear();
   best_targets_.clear();
   chosen_count_.assign(groups_.size(), 0);
@@ -416,7 +445,12 @@ void SchedulerCore::evaluate_reorder(const EdgeModel& m) {
       free_work_[groups_[g].node] += groups_[g].request;
     }
   }
-  const MatchResult& r = matcher_.match(free_work_, vec_scratch_, FragNorm(m.total_capacity()));
+  if (config_.last_pod) {  // never move every running pod of a service
+    std::vector<int64_t> moving(running_.size(), 0);
+    for (uint32_t p : removed_)
+      if (++moving[m.pods[p].service] >= running_[m.pods[p].service]) return;
+  }
+  const MatchResult& r = matcher_.match(free_work_, vec_scratch_, frag_norm(m));
   if (r.matched < removed_.size()) return;  // cannot even go back (over-committed origin)
   if (r.frag < least_frag_ - kFragEps) {
     least_frag_ = r.frag;
@@ -445,8 +479,7 @@ Placement SchedulerCore::apply_decision(const EdgeModel& m, const Decision& d) {
     for (size_t n = 0; n < after.node_count(); ++n) free_scratch_[n] = after.free(n);
     vec_scratch_.clear();
     for (uint32_t pod : d.to_edge) vec_scratch_.push_back(m.request_of(pod));
-    const MatchResult& r =
-        matcher_.match(free_scratch_, vec_scratch_, FragNorm(after.total_capacity()));
+    const MatchResult& r = matcher_.match(free_scratch_, vec_scratch_, frag_norm(after));
     for (size_t i = 0; i < d.to_edge.size(); ++i) {
       if (r.target[i] != kCloud)
         p.edge.push_back({d.to_edge[i], m.pods[d.to_edge[i]].node, r.target[i]});

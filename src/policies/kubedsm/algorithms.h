@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "policies/kubedsm/fragmentation.h"
 #include "policies/kubedsm/match.h"
 #include "policies/kubedsm/model.h"
 #include "policies/kubedsm/qos.h"
@@ -41,12 +42,24 @@ enum class FitCheck : uint8_t {
   kExact,        // a subset must also be matchable node by node (after its offloads)
 };
 
+// How suggest and freeEdgeAsNeeded size a pod in their scores (eqs 10, 12).
+enum class PodSize : uint8_t {
+  kEq11,   // the paper's eq. 11: sqrt of the product of the shares of the edge's total
+  kEcmus,  // ecmus: the product of the shares of the largest edge node (no square root)
+};
+
 struct Config {
   QosParams qos;
   int m_c2e = 5;  // M_C2E: most cloud pods brought to the edge per suggestion
   int m_er = 3;   // M_ER: most pods reordered inside the edge per suggestion
   SuggestBudget suggest_budget = SuggestBudget::kReclaimable;
   FitCheck fit_check = FitCheck::kApproximate;
+  FragFormula frag = FragFormula::kMineDraft;  // fragmentation.h
+  PodSize pod_size = PodSize::kEq11;
+  // ecmus's rule (alg/cloud.go, alg/in_edge.go): never move a service's last running pod. suggest
+  // skips the cloud pods of services with one running pod; freeEdgeAsNeeded and reorderEdge never
+  // move all the running pods of a service. Running = movable model pods.
+  bool last_pod = false;
 
   // Throws InputError on parameters outside their domain (negative limits, eq. 5).
   void validate() const;
@@ -129,6 +142,12 @@ class SchedulerCore {
  private:
   void enumerate_reorders(const EdgeModel& m, size_t start, int left);
   void evaluate_reorder(const EdgeModel& m);
+  // The fragmentation formula and normalisation for `m` (config_.frag).
+  FragNorm frag_norm(const EdgeModel& m) const;
+  // A pod's size in the eq. 10/12 scores (config_.pod_size).
+  double size_of(const EdgeModel& m, const Vec2& request) const;
+  // Running (movable) pods per service (last_pod).
+  std::vector<int64_t> running_pods(const EdgeModel& m) const;
 
   Config config_;
   Matcher matcher_;
@@ -145,6 +164,7 @@ class SchedulerCore {
   std::vector<Vec2> free_work_;
   std::vector<Vec2> vec_scratch_;
   std::vector<uint32_t> removed_;
+  std::vector<int64_t> running_;  // reorder_edge with last_pod: running pods per service
   std::vector<uint32_t> subset_;  // makeDecision's toEdge (FitCheck::kExact)
   double least_frag_ = 0;
   std::vector<uint32_t> best_removed_;

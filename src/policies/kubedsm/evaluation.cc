@@ -34,6 +34,46 @@ std::string scenario_name(double mean, double sd) {
   return num(mean) + "_" + num(sd);
 }
 
+RunSpec RunSpec::paper_description() {
+  RunSpec r;
+  r.suggest_budget = "reclaimable";
+  r.qos_function = "linear";
+  r.fragmentation = "orrery";
+  r.pod_size = "eq11";
+  r.last_pod = false;
+  r.suggest_period_s = 10;
+  r.max_batch = 20;
+  r.demand_count = "min";
+  r.edge = "table4";
+  r.system_reserved = false;
+  r.idle_head_s = 0;
+  r.idle_tail_s = 0;
+  return r;
+}
+
+std::string RunSpec::setup_label() const {
+  const RunSpec d;
+  std::string l;
+  auto add = [&](bool differs, const std::string& what) {
+    if (differs) l += (l.empty() ? "" : " ") + what;
+  };
+  add(edge != d.edge, "edge=" + edge);
+  add(system_reserved != d.system_reserved,
+      std::string("reserved=") + (system_reserved ? "1core+1GiB" : "none"));
+  add(demand_count != d.demand_count || demand_round != d.demand_round,
+      "demand=" + demand_count + (demand_round ? "" : "-frac"));
+  add(qos_function != d.qos_function, "qos=" + qos_function);
+  add(fragmentation != d.fragmentation, "frag=" + fragmentation);
+  add(pod_size != d.pod_size, "size=" + pod_size);
+  add(last_pod != d.last_pod, std::string("lastPod=") + (last_pod ? "on" : "off"));
+  add(suggest_period_s != d.suggest_period_s, "suggest=" + num(suggest_period_s) + "s");
+  add(max_batch != d.max_batch, "batch=" + std::to_string(max_batch));
+  add(suggest_budget != d.suggest_budget, "budget=" + suggest_budget);
+  add(idle_head_s != d.idle_head_s || idle_tail_s != d.idle_tail_s,
+      "idle=" + num(idle_head_s) + "+" + num(idle_tail_s) + "s");
+  return l;
+}
+
 std::string scenario_yaml(const RunSpec& r) {
   const bool k8s = r.policy == "k8s";
   const bool kubedsm = r.policy == "kubedsm";
@@ -42,6 +82,8 @@ std::string scenario_yaml(const RunSpec& r) {
                    scenario_name(r.mean, r.sd), r.policy);
   y += fmt::format("name: kubedsm-{}-{}\n", scenario_name(r.mean, r.sd), r.policy);
   y += fmt::format("seed: {}\n", r.seed);
+  if (r.idle_tail_s > 0)
+    y += fmt::format("duration: {}s\n", num(r.idle_head_s + r.cycles * r.period_s + r.idle_tail_s));
   y += "lifecycle:\n"
        "  api: 10ms\n"
        "  bind: 20ms\n"
@@ -49,8 +91,11 @@ std::string scenario_yaml(const RunSpec& r) {
        "  termination: 2s\n";
   y += "metrics: {sample_interval: 1s}\n";
   if (kubedsm) {
-    std::string args =
-        fmt::format("mC2E: {}, mER: {}, suggestBudget: {}", r.m_c2e, r.m_er, r.suggest_budget);
+    std::string args = fmt::format(
+        "mC2E: {}, mER: {}, suggestBudget: {}, qosFunction: {}, fragmentation: {}, podSize: {}, "
+        "lastPod: {}, suggestPeriod: {}s, maxBatch: {}",
+        r.m_c2e, r.m_er, r.suggest_budget, r.qos_function, r.fragmentation, r.pod_size, r.last_pod,
+        num(r.suggest_period_s), r.max_batch);
     if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
     if (!r.bounded_cloud) args += ", boundedCloud: false";
     if (!r.qos.empty()) {
@@ -63,18 +108,42 @@ std::string scenario_yaml(const RunSpec& r) {
   } else {
     y += fmt::format("scheduler: {{policy: {}}}\n", k8s ? "kube-default" : r.policy);
   }
-  // Table 4 (the master N1 runs no workload).
+  // The authors' configs (genny, MineDraft) or Table 4 (the master N1 runs no workload).
+  struct NodeDef {
+    const char* name;
+    int cpu, mem_gi;
+    const char* tier;
+    const char* note;
+  };
+  std::vector<NodeDef> nodes;
+  if (r.edge == "single")
+    nodes = {{"E", 14, 16, "edge", "N2 + N3 + N4 of the authors' configs as one node"}};
+  else if (r.edge == "table4")
+    nodes = {{"N2", 5, 5, "edge", ""},
+             {"N3", 4, 4, "edge", ""},
+             {"N4", 7, 5, "edge", "Table 4 as printed"}};
+  else
+    nodes = {{"N2", 5, 5, "edge", ""},
+             {"N3", 4, 4, "edge", ""},
+             {"N4", 5, 7, "edge", "the authors' configs"}};
+  nodes.push_back(r.edge == "table4" ? NodeDef{"N5", 22, 17, "cloud", ""}
+                                     : NodeDef{"N5", 17, 22, "cloud", ""});
   y += "cluster:\n"
        "  nodes:\n";
-  if (r.edge == "single")
-    y += "  - {name: E, cpu: 16, memory: 14Gi, tier: edge}  # N2 + N3 + N4 as one node\n";
-  else
-    y += "  - {name: N2, cpu: 5, memory: 5Gi, tier: edge}\n"
-         "  - {name: N3, cpu: 4, memory: 4Gi, tier: edge}\n"
-         "  - {name: N4, cpu: 7, memory: 5Gi, tier: edge}\n";
-  y += "  - {name: N5, cpu: 22, memory: 17Gi, tier: cloud";
-  if (k8s) y += ", taints: [{key: orrery.io/tier, value: cloud, effect: PreferNoSchedule}]";
-  y += "}\n";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeDef& n = nodes[i];
+    // The single edge node stands for three nodes: three reservations.
+    const int res = r.system_reserved ? (r.edge == "single" && i == 0 ? 3 : 1) : 0;
+    y += fmt::format("  - {{name: {}, cpu: {}, memory: {}Gi, tier: {}", n.name, n.cpu, n.mem_gi,
+                     n.tier);
+    if (res)
+      y += fmt::format(", allocatable: {{cpu: {}, memory: {}Gi}}", n.cpu - res, n.mem_gi - res);
+    if (k8s && std::string(n.tier) == "cloud")
+      y += ", taints: [{key: orrery.io/tier, value: cloud, effect: PreferNoSchedule}]";
+    y += "}";
+    if (*n.note) y += fmt::format("  # {}", n.note);
+    y += "\n";
+  }
   y += "workloads:\n";
   for (const ServiceDef& s : kServices) {
     y += fmt::format("- deployment:\n    name: {}\n    requests: {{cpu: {}, memory: {}}}\n", s.name,
@@ -88,10 +157,23 @@ std::string scenario_yaml(const RunSpec& r) {
            "            matchExpressions: [{key: orrery.io/tier, operator: In, values: [edge]}]\n";
     y += "    hpa: {maxReplicas: 40, behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
   }
-  y += fmt::format(
-      "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
-      "count: {}, round: {}}}\n",
-      r.cycles, num(r.period_s), num(r.mean), num(r.sd), r.demand_count, r.demand_round);
+  std::string timing;
+  if (r.idle_head_s > 0) timing += fmt::format(", start: {}s", num(r.idle_head_s));
+  if (r.idle_tail_s > 0) timing += ", stop: true";
+  if (r.demand_count == "genny")
+    // genny: the edge of the authors' config less 1 core and 1 GB per node (its load_config),
+    // each service counted in its config's size (D 3 cores / 3 GB there).
+    y += fmt::format(
+        "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
+        "draw: per-service, basis: {{cpu: 11, memory: 13Gi}}, sizes: {{A: {{cpu: 1, memory: 1Gi}}, "
+        "B: {{cpu: 1, memory: 2Gi}}, C: {{cpu: 1, memory: 1Gi}}, D: {{cpu: 3, memory: "
+        "3Gi}}}}{}}}\n",
+        r.cycles, num(r.period_s), num(r.mean), num(r.sd), timing);
+  else
+    y += fmt::format(
+        "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
+        "count: {}, round: {}{}}}\n",
+        r.cycles, num(r.period_s), num(r.mean), num(r.sd), r.demand_count, r.demand_round, timing);
   return y;
 }
 
@@ -112,6 +194,12 @@ RunResult run_once(const RunSpec& spec) {
   const sim::Json sum = s.summary();
 
   RunResult r;
+  const auto busy_from = static_cast<sim::Time>(std::llround(spec.idle_head_s * 1e6));
+  const auto busy_to =
+      busy_from + static_cast<sim::Time>(std::llround(spec.cycles * spec.period_s * 1e6));
+  const sim::Recorder::PooledEdgeRatio pooled = s.recorder().edge_pooled(busy_from, busy_to);
+  r.edge_ratio_pooled = pooled.all;
+  r.edge_ratio_pooled_busy = pooled.busy;
   if (sum.contains("edge_ratio")) {
     r.edge_ratio = sum["edge_ratio"]["mean"].get<double>();
     for (const auto& [d, v] : sum["edge_ratio"]["deployments"].items())

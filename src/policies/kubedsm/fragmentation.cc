@@ -4,14 +4,17 @@ namespace orrery::kubedsm {
 
 double edge_frag(std::span<const Vec2> free, const FragNorm& n) {
   double f = 0;
-  for (const Vec2& v : free) f += node_frag(v, n);
+  for (size_t k = 0; k < free.size(); ++k) f += node_frag(free[k], n, k);
   return f;
 }
 
 double edge_frag(const EdgeModel& m) {
-  const FragNorm n(m.total_capacity());
+  return edge_frag(m, FragNorm(m.total_capacity()));
+}
+
+double edge_frag(const EdgeModel& m, const FragNorm& n) {
   double f = 0;
-  for (size_t k = 0; k < m.node_count(); ++k) f += node_frag(m.free(k), n);
+  for (size_t k = 0; k < m.node_count(); ++k) f += node_frag(m.free(k), n, k);
   return f;
 }
 

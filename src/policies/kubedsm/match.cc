@@ -46,7 +46,7 @@ const MatchResult& Matcher::match(std::span<const Vec2> free, std::span<const Ve
 void Matcher::enumerate_curs(size_t g, Vec2 room, uint32_t idx, const FragNorm& norm, double base) {
   if (g == group_vec_.size()) {
     cur_idx_.push_back(idx);
-    cur_delta_.push_back(node_frag(room, norm) - base);
+    cur_delta_.push_back(node_frag(room, norm, cur_node_) - base);
     cur_digits_.insert(cur_digits_.end(), digits_scratch_.begin(), digits_scratch_.end());
     return;
   }
@@ -81,7 +81,8 @@ void Matcher::match_exact(std::span<const Vec2> pods, size_t first, size_t last,
   cur_digits_.clear();
   digits_scratch_.assign(groups, 0);
   for (size_t n = 0; n < nodes; ++n) {
-    const double base = node_frag(free_[n], norm);
+    const double base = node_frag(free_[n], norm, n);
+    cur_node_ = n;
     // The first entry is the empty cur (always allowed, even on an over-committed node).
     enumerate_curs(0, free_[n], 0, norm, base);
     cur_begin_.push_back(static_cast<uint32_t>(cur_idx_.size()));

@@ -54,6 +54,7 @@ class Matcher {
   std::vector<double> cur_delta_;
   std::vector<uint16_t> cur_digits_;  // group_count_.size() per entry
   std::vector<uint16_t> digits_scratch_;
+  size_t cur_node_ = 0;  // the node enumerate_curs works on
   std::vector<double> dp_prev_, dp_next_;
   std::vector<int32_t> par_;  // node-major: par_[n * states + state] = cur entry (or -1)
   std::vector<uint32_t> box_digits_;

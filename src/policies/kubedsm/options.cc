@@ -54,13 +54,14 @@ Options parse_options(const yaml::Ctx& args) {
       "mC2E",          "mER",          "alpha",          "beta",          "gamma",
       "suggestBudget", "migration",    "waitForRunning", "batchWindow",   "maxBatch",
       "suggestPeriod", "resyncPeriod", "stepTimeout",    "schedulerName", "defaultQosTarget",
-      "qosTargets",    "boundedCloud", "fitCheck"};
+      "qosTargets",    "boundedCloud", "fitCheck",       "qosFunction",   "fragmentation",
+      "podSize",       "lastPod"};
   for (const std::string& k : args.keys())
     if (!known.count(k))
       args.child(k).fail(
           "unknown KubeDSM setting (known: mC2E, mER, alpha, beta, gamma, "
-          "suggestBudget, fitCheck, migration, waitForRunning, boundedCloud, batchWindow, "
-          "maxBatch, "
+          "suggestBudget, fitCheck, qosFunction, fragmentation, podSize, lastPod, migration, "
+          "waitForRunning, boundedCloud, batchWindow, maxBatch, "
           "suggestPeriod, resyncPeriod, stepTimeout, schedulerName, "
           "defaultQosTarget, qosTargets)");
   auto int_in = [&](const char* key, int lo, int hi, int def) {
@@ -95,6 +96,29 @@ Options parse_options(const yaml::Ctx& args) {
     else
       c.fail(fmt::format("expected \"approximate\" or \"exact\", got \"{}\"", v));
   }
+  // A string setting with a fixed set of values.
+  auto choice = [&](const char* key, std::initializer_list<const char*> values) -> std::string {
+    const yaml::Ctx c = args.child(key);
+    const std::string v = c.str();
+    std::string list;
+    for (const char* x : values) {
+      if (v == x) return v;
+      list += fmt::format("{}\"{}\"", list.empty() ? "" : " or ", x);
+    }
+    c.fail(fmt::format("expected {}, got \"{}\"", list, v));
+    return v;
+  };
+  if (args.has("qosFunction"))
+    o.core.qos.shape =
+        choice("qosFunction", {"linear", "sqrt"}) == "sqrt" ? QosShape::kSqrt : QosShape::kLinear;
+  if (args.has("fragmentation"))
+    o.core.frag = choice("fragmentation", {"minedraft", "orrery"}) == "orrery"
+                      ? FragFormula::kOrrery
+                      : FragFormula::kMineDraft;
+  if (args.has("podSize"))
+    o.core.pod_size =
+        choice("podSize", {"eq11", "ecmus"}) == "ecmus" ? PodSize::kEcmus : PodSize::kEq11;
+  o.core.last_pod = args.bool_or("lastPod", o.core.last_pod);
   if (args.has("migration")) {
     const yaml::Ctx c = args.child("migration");
     const std::string v = c.str();

@@ -8,17 +8,19 @@
 //   gamma: 100
 //   suggestBudget: reclaimable   # or "free" (the literal Alg. 2 line 5)
 //   fitCheck: approximate        # or "exact": makeDecision's subsets must be matchable per node
-//   migration: delete-first      # or "create-first"
-//   waitForRunning: true         # delete-first: wait until the replacement runs
-//   boundedCloud: true           # offloads need room on a cloud node; false: unbounded (§4.1.1)
-//   batchWindow: 1s              # immediateSchedule waits this long to gather a batch
-//   maxBatch: 20                 # pods per immediateSchedule call
-//   suggestPeriod: 10s           # suggest() every ...
-//   resyncPeriod: 30s            # full resync (missed pods, plan timeouts) every ...
-//   stepTimeout: 120s            # a plan step waiting longer cancels the plan
-//   schedulerName: kubedsm       # pods with this spec.schedulerName are KubeDSM's
-//   defaultQosTarget: 1.0        # Q_i of services without annotation or entry below
-//   qosTargets: {A: 0.5, B: 0.1} # Q_i per deployment (the pod annotation
+//   qosFunction: linear          # eq. 3, or "sqrt": ecmus's concave QoS (qos.h)
+//   fragmentation: minedraft     # 1 − product of used shares per node, or "orrery"
+//   (fragmentation.h) podSize: eq11                # eq. 11, or "ecmus": product of shares of the
+//   largest node lastPod: false               # true: never move a service's last running pod
+//   (ecmus) migration: delete-first      # or "create-first" waitForRunning: true         #
+//   delete-first: wait until the replacement runs boundedCloud: true           # offloads need room
+//   on a cloud node; false: unbounded (§4.1.1) batchWindow: 1s              # immediateSchedule
+//   waits this long to gather a batch maxBatch: 20                 # pods per immediateSchedule
+//   call suggestPeriod: 10s           # suggest() every ... resyncPeriod: 30s            # full
+//   resync (missed pods, plan timeouts) every ... stepTimeout: 120s            # a plan step
+//   waiting longer cancels the plan schedulerName: kubedsm       # pods with this
+//   spec.schedulerName are KubeDSM's defaultQosTarget: 1.0        # Q_i of services without
+//   annotation or entry below qosTargets: {A: 0.5, B: 0.1} # Q_i per deployment (the pod annotation
 //                                # kubedsm.orrery.io/qos-target takes precedence)
 //
 // Durations are a number of seconds or a string with unit ms, s or m ("500ms", "1.5s", "2m").

@@ -6,6 +6,15 @@
 //   θ(i,j)   = migrations of pod P_ij between u' and u                         (eq. 6)
 //   size(p)  = sqrt(p_cpu / M_CPU × p_mem / M_MEM)                             (eq. 11)
 //
+// ecmus (the authors' implementation, alg/QoS.go) uses a concave function of the edge share
+// r = edge/|P_i| instead of F (`qosFunction: sqrt`):
+//
+//   QoS_sqrt(r, Q) = 0.8·sqrt(r/Q) for r < Q,  0.99 at r = Q (within 1e-9),
+//                    0.99 + 0.01·(r − Q)/(1 − Q) for r > Q
+//
+// It rewards bringing a pod of the service furthest below its target most (the slope of sqrt
+// falls with r), where eq. 3's α is the same for every service below target.
+//
 // A service with no pods contributes 0 (Δ is undefined; the term is the same in every decision,
 // so the choice does not affect any comparison).
 #pragma once
@@ -19,10 +28,16 @@
 
 namespace orrery::kubedsm {
 
+enum class QosShape : uint8_t {
+  kLinear,  // eq. 3 (F with α, β, γ)
+  kSqrt,    // ecmus's concave function (above)
+};
+
 struct QosParams {
-  double alpha = 1.0;    // penalty slope below the target
-  double beta = 0.1;     // reward slope at or above the target
-  double gamma = 100.0;  // bonus for meeting the target
+  double alpha = 1.0;                  // penalty slope below the target
+  double beta = 0.1;                   // reward slope at or above the target
+  double gamma = 100.0;                // bonus for meeting the target
+  QosShape shape = QosShape::kLinear;  // eq. 3's F, or ecmus's square root
 
   // Throws InputError unless 0 <= beta < alpha < gamma (eq. 5; "≪" is the user's business).
   void validate() const;
@@ -33,10 +48,19 @@ inline double qos_f(const QosParams& p, double delta) {
   return delta < 0 ? p.alpha * delta : p.beta * delta + p.gamma;
 }
 
+// ecmus's QoS of edge share r against target q (above).
+inline double qos_sqrt(double r, double q) {
+  constexpr double kSatisfied = 0.99, kPre = 0.8;
+  if (std::abs(r - q) < 1e-9) return kSatisfied;
+  if (r >= q) return kSatisfied + (r - q) * (1 - kSatisfied) / (1 - q);
+  return kPre * std::sqrt(r / q);
+}
+
 // QoS(i,u) for a service with `edge` of `total` pods on the edge (eqs 2, 4).
 inline double service_qos(const QosParams& p, double target, int64_t edge, int64_t total) {
   if (total <= 0) return 0.0;
-  return qos_f(p, static_cast<double>(edge) / static_cast<double>(total) - target);
+  const double r = static_cast<double>(edge) / static_cast<double>(total);
+  return p.shape == QosShape::kSqrt ? qos_sqrt(r, target) : qos_f(p, r - target);
 }
 
 // Per-service pod counts of a placement: |P_i| and the number of them on the edge.
@@ -57,6 +81,14 @@ int migrations(int32_t before, int32_t after);
 inline double pod_size(const Vec2& r, const Vec2& total) {
   return std::sqrt(static_cast<double>(r.cpu) / static_cast<double>(total.cpu) *
                    (static_cast<double>(r.mem) / static_cast<double>(total.mem)));
+}
+
+// ecmus's size of a pod (`podSize: ecmus`; alg/cloud.go, CalcDeFragmentation against the largest
+// node): (r_cpu / max_k C_k,cpu) · (r_mem / max_k C_k,mem), no square root. Precondition: largest
+// > 0 in both components.
+inline double pod_size_ecmus(const Vec2& r, const Vec2& largest) {
+  return static_cast<double>(r.cpu) / static_cast<double>(largest.cpu) *
+         (static_cast<double>(r.mem) / static_cast<double>(largest.mem));
 }
 
 }  // namespace orrery::kubedsm

@@ -5,14 +5,18 @@
 //   Fig. 6/7 per-deployment edge ratio (as bars per deployment at 1.5_0.4)
 //   Fig. 8/9 standard deviation of the edge ratio across deployments, for Figs 4 and 5
 //   Fig. 10  migration variants Original (5/3), MidMig (2/1), NoCloudOffload (0/3),
-//            NoEdgeMig (5/0) and K8S over the Fig. 4 scenarios, with migration counts
+//            NoEdgeMig (5/0), NoMigration (0/0) and K8S over the Fig. 4 scenarios, with migration
+//            counts
 //   Fig. 11  QoS scenarios Original, AllHalf, C>A (0.5/0.1/1/0.1), RespectD: per deployment
-//   extra    suggest's budget: the literal Alg. 2 line 5 ("free") vs orrery's default
+//   extra    from the paper's description to the authors' setup, step by step; each ecmus
+//            setting reverted alone
 //
-// Every point is run with several seeds; charts show the mean with ± one standard deviation
-// across seeds. Outputs (DIR): kubedsm.html, runs.csv (one row per run), points.csv (one row
-// per figure point), scenarios/*.yaml (the scenario of each point, seed 1, for `orrery sim`),
-// summary.json (written last).
+// The default setup is the authors' (evaluation.h RunSpec); the main metric is their pooled edge
+// ratio, set beside their raw measurements (authors_data.h). Every point is run with several
+// seeds; charts show the mean with ± one standard deviation across seeds, tables 95 % confidence
+// intervals and paired sign tests. Outputs (DIR): kubedsm.html, runs.csv (one row per run),
+// points.csv (one row per figure point), scenarios/*.yaml (the scenario of each point, seed 1, for
+// `orrery sim`), summary.json (written last).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +29,7 @@ namespace orrery::kubedsm {
 struct ReproOptions {
   std::string out_dir;
   bool quick = false;  // fewer points and seeds (CI-sized: a few seconds)
-  int seeds = 0;       // 0: 20, or 3 with quick
+  int seeds = 0;       // 0: 10 (as many runs as the authors made), or 3 with quick
   int threads = 2;
   std::function<void(size_t done, size_t total)> progress;
 };

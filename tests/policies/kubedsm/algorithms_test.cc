@@ -339,6 +339,7 @@ TEST(ReorderEdge, EqualsBruteForceOverSmallSubsetsAndTargets) {
   for (int m_er : {1, 2, 3}) {
     Config cfg;
     cfg.m_er = m_er;
+    cfg.frag = FragFormula::kOrrery;  // reference_frag is orrery's formula
     SchedulerCore core(cfg);
     for (int iter = 0; iter < 120; ++iter) {
       EdgeModel m = testing::random_model(rng, static_cast<int>(rng.uniform_int(1, 3)),

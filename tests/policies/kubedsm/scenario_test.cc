@@ -68,7 +68,7 @@ TEST(KubeDsmScenario, KubeDsmBeatsEveryBaselineOn1_5_0_4) {
 // the edge ratio across deployments) under the default workload reading, and the least evenly
 // under "max", where a pod of the memory-heavy B is worth half as much per unit of edge memory.
 TEST(KubeDsmScenario, BalanceAcrossDeploymentsDependsOnTheWorkloadReading) {
-  RunSpec k;
+  RunSpec k = RunSpec::paper_description();  // the shared-fraction workload readings
   k.mean = 1.1;
   const double kubedsm = mean_sd(k, 20);
   RunSpec kmax = k;
@@ -86,9 +86,10 @@ TEST(KubeDsmScenario, BalanceAcrossDeploymentsDependsOnTheWorkloadReading) {
   EXPECT_LT(mean_edge(kmax, "B"), mean_edge(kmax, "A"));
 }
 
-// Issue acceptance: MidMig (M_C2E 2, M_ER 1) >= NoEdgeMig (5, 0).
+// Issue acceptance (issue 7, on the paper's description): MidMig (M_C2E 2, M_ER 1) >= NoEdgeMig
+// (5, 0). Under the authors' setup the two are within noise (docs/repro/kubedsm.md).
 TEST(KubeDsmScenario, MidMigIsAtLeastNoEdgeMig) {
-  RunSpec mid, noedge;
+  RunSpec mid = RunSpec::paper_description(), noedge = RunSpec::paper_description();
   mid.m_c2e = 2;
   mid.m_er = 1;
   noedge.m_c2e = 5;
@@ -195,9 +196,25 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
   EXPECT_EQ(sc.demand_cycles[0].spec.count, sim::DemandCycleSpec::Count::kMax);
   EXPECT_FALSE(sc.demand_cycles[0].spec.round);
   EXPECT_EQ(sc.node_groups.size(), 2u);
-  EXPECT_EQ(
-      sim::parse_scenario(scenario_yaml(RunSpec{}), "gen.yaml", ".").demand_cycles[0].spec.count,
-      sim::DemandCycleSpec::Count::kMin);
+  EXPECT_EQ(sim::parse_scenario(scenario_yaml(RunSpec::paper_description()), "gen.yaml", ".")
+                .demand_cycles[0]
+                .spec.count,
+            sim::DemandCycleSpec::Count::kMin);
+  // The default (the authors' setup): genny's per-service draws, their nodes less 1 core / 1 GiB.
+  const sim::Scenario authors = sim::parse_scenario(scenario_yaml(RunSpec{}), "gen.yaml", ".");
+  EXPECT_EQ(authors.demand_cycles[0].spec.draw, sim::DemandCycleSpec::Draw::kPerService);
+  EXPECT_TRUE(authors.demand_cycles[0].spec.stop);
+  EXPECT_EQ(authors.demand_cycles[0].spec.start, 60 * kSecond);
+  EXPECT_EQ(authors.duration, (60 + 12 * 90 + 240) * kSecond);
+  const std::string ay = scenario_yaml(RunSpec{});
+  EXPECT_NE(
+      ay.find("{name: N4, cpu: 5, memory: 7Gi, tier: edge, allocatable: {cpu: 4, memory: 6Gi}}"),
+      std::string::npos)
+      << ay;
+  EXPECT_NE(ay.find("qosFunction: sqrt, fragmentation: minedraft, podSize: ecmus, lastPod: true, "
+                    "suggestPeriod: 1s, maxBatch: 10"),
+            std::string::npos)
+      << ay;
   EXPECT_EQ(scenario_name(1.5, 0.4), "1.5_0.4");
   EXPECT_EQ(scenario_name(1, 0.5), "1_0.5");
 }
@@ -220,9 +237,9 @@ TEST(KubeDsmRunsCsv, RunsDifferingOnlyInFitCheckGetDifferentRows) {
   const std::vector<std::string> rows = csv_rows({approximate, exact});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_NE(rows[0], rows[1]);
-  EXPECT_TRUE(runs_csv({}, {}).ends_with(",fit_check\n")) << runs_csv({}, {});
-  EXPECT_TRUE(rows[0].ends_with(",approximate")) << rows[0];
-  EXPECT_TRUE(rows[1].ends_with(",exact")) << rows[1];
+  EXPECT_NE(runs_csv({}, {}).find(",fit_check,"), std::string::npos) << runs_csv({}, {});
+  EXPECT_NE(rows[0].find(",approximate,"), std::string::npos) << rows[0];
+  EXPECT_NE(rows[1].find(",exact,"), std::string::npos) << rows[1];
 }
 
 // Every setting the sweep varies (repro.cc's plan) changes a run's scenario file and its runs.csv
@@ -242,12 +259,24 @@ TEST(KubeDsmRunsCsv, EverySettingTheSweepVariesMakesADifferentRow) {
   vary([](RunSpec& r) { r.policy = "bef"; });
   vary([](RunSpec& r) { r.m_c2e = 2; });
   vary([](RunSpec& r) { r.m_er = 1; });
-  vary([](RunSpec& r) { r.suggest_budget = "free"; });
+  vary([](RunSpec& r) { r.suggest_budget = "reclaimable"; });
+  vary([](RunSpec& r) { r.qos_function = "linear"; });
+  vary([](RunSpec& r) { r.fragmentation = "orrery"; });
+  vary([](RunSpec& r) { r.pod_size = "eq11"; });
+  vary([](RunSpec& r) { r.last_pod = false; });
+  vary([](RunSpec& r) { r.suggest_period_s = 10; });
+  vary([](RunSpec& r) { r.max_batch = 20; });
+  vary([](RunSpec& r) { r.idle_tail_s = 0; });
+  vary([](RunSpec& r) { r.system_reserved = false; });
+  vary([](RunSpec& r) { r.edge = "table4"; });
   vary([](RunSpec& r) { r.fit_check = "exact"; });
   vary([](RunSpec& r) { r.bounded_cloud = false; });
   vary([](RunSpec& r) { r.qos = {{"D", 0.5}}; });
   vary([](RunSpec& r) { r.demand_count = "max"; });
-  vary([](RunSpec& r) { r.demand_round = false; });
+  vary([](RunSpec& r) {
+    r.demand_count = "min";
+    r.demand_round = false;
+  });
   vary([](RunSpec& r) { r.edge = "single"; });
   vary([](RunSpec& r) { r.seed = 2; });
   const std::vector<std::string> rows = csv_rows(runs);

@@ -1,0 +1,79 @@
+#include "core/paired_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace orrery {
+
+double t_quantile_975(size_t df) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                      2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                      2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                      2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df == 0) return std::nan("");
+  if (df <= 30) return kTable[df - 1];
+  // Cornish-Fisher expansion of t around z = 1.959964 (Abramowitz & Stegun 26.7.5).
+  const double z = 1.959963984540054, v = static_cast<double>(df);
+  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+}
+
+MeanCi mean_ci95(const std::vector<double>& values) {
+  MeanCi r;
+  r.n = values.size();
+  if (values.empty()) {
+    r.mean = r.half = std::nan("");
+    return r;
+  }
+  double s = 0;
+  for (double v : values) s += v;
+  r.mean = s / static_cast<double>(r.n);
+  if (r.n < 2) {
+    r.half = std::nan("");
+    return r;
+  }
+  double ss = 0;
+  for (double v : values) ss += (v - r.mean) * (v - r.mean);
+  const double sd = std::sqrt(ss / static_cast<double>(r.n - 1));
+  r.half = t_quantile_975(r.n - 1) * sd / std::sqrt(static_cast<double>(r.n));
+  return r;
+}
+
+double sign_test_p(size_t wins, size_t losses) {
+  const size_t n = wins + losses;
+  if (n == 0) return 1.0;
+  const size_t k = std::min(wins, losses);
+  // P[X <= k] for X ~ Binomial(n, 1/2), summed in log space so large n stays finite.
+  double cdf = 0;
+  for (size_t i = 0; i <= k; ++i)
+    cdf += std::exp(
+        std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+        std::lgamma(static_cast<double>(n - i) + 1) - static_cast<double>(n) * std::log(2.0));
+  return std::min(1.0, 2 * cdf);
+}
+
+PairedTest paired_test(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("paired_test: the two samples have different sizes");
+  PairedTest t;
+  t.n = a.size();
+  std::vector<double> d;
+  d.reserve(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double x = a[i] - b[i];
+    d.push_back(x);
+    if (std::abs(x) <= 1e-12)
+      ++t.ties;
+    else if (x > 0)
+      ++t.wins;
+    else
+      ++t.losses;
+  }
+  t.diff = mean_ci95(d);
+  t.sign_p = sign_test_p(t.wins, t.losses);
+  return t;
+}
+
+}  // namespace orrery

@@ -1,0 +1,40 @@
+// Confidence intervals over seeds and paired comparisons of two schedulers run on the same seeds,
+// for the reproductions' reports (`orrery repro kubedsm`, `orrery repro federated`).
+// (A general Student-t helper for `orrery compare --seeds` is being added separately; the two
+// should be merged into one when both are in main.)
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace orrery {
+
+// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %): exact table
+// values for df 1..30, then a Cornish-Fisher expansion around the normal quantile (error < 1e-3).
+// NaN for df = 0.
+double t_quantile_975(size_t df);
+
+// Mean and half-width of its 95 % confidence interval (Student t, sample standard deviation).
+// half is NaN with fewer than two values; mean is NaN for none.
+struct MeanCi {
+  size_t n = 0;
+  double mean = 0;
+  double half = 0;
+};
+MeanCi mean_ci95(const std::vector<double>& values);
+
+// Paired comparison of a[i] against b[i] (same seed i): the mean difference a − b with its 95 %
+// confidence interval, and the exact two-sided sign test on the signs of the differences (ties,
+// |a − b| <= 1e-12, are dropped): p = min(1, 2 · P[Binomial(wins + losses, 1/2) <= min(wins,
+// losses)]). Throws std::invalid_argument when the sizes differ.
+struct PairedTest {
+  size_t n = 0, wins = 0, losses = 0, ties = 0;
+  MeanCi diff;
+  double sign_p = 1;
+};
+PairedTest paired_test(const std::vector<double>& a, const std::vector<double>& b);
+
+// The exact two-sided sign-test p-value for `wins` and `losses` (ties excluded).
+double sign_test_p(size_t wins, size_t losses);
+
+}  // namespace orrery

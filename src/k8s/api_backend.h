@@ -1,0 +1,143 @@
+// k8s::ApiBackend: the ClusterBackend of a real cluster. Its view is kept by informers (Nodes,
+// Pods without terminal phases, PriorityClasses) whose lists and watch events are applied on the
+// runtime's RealTimeLoop and turned into ClusterState changes and ClusterEvents; its actions are
+// API calls made by worker threads and confirmed by watch events, never by the call's response:
+//
+//   bind(p, n)       POST pods/{name}/binding      → kPodBound when the watch shows spec.nodeName
+//                    (409 Conflict / 404 / a transport error before the watch confirms →
+//                    kPodBindFailed; the assumption is forgotten and the call is not repeated:
+//                    a pod that someone else bound arrives as kPodBound on that node)
+//   delete_pod(p)    POST pods/{name}/eviction (policy/v1) → kPodTerminating on deletionTimestamp,
+//                    kPodDeleted on DELETED; 429 (a PodDisruptionBudget) is retried with jittered
+//                    backoff and, when the attempts run out, becomes kPodDeleteFailed with the
+//                    server's message
+//   create_pod(pod)  POST pods                     → kPodAdded when the watch shows it
+//   update_pod(p,u)  PATCH (labels, annotations, images, scheduling gates) → kPodUpdated; a change
+//                    of requests re-creates the pod (evict, then create when DELETED): false
+//
+// A relist (after 410 Gone) diffs the new list against the view: pods that vanished are deleted,
+// new ones added, changed ones updated, so a pod created during a watch gap is picked up.
+// A malformed object is logged with its name and skipped; the informer goes on.
+// All members except the constructor/start/stop run on the loop thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/backend.h"
+#include "framework/realtime_loop.h"
+#include "k8s/client.h"
+#include "k8s/informer.h"
+#include "k8s/objects.h"
+#include "k8s/workers.h"
+
+namespace orrery::k8s {
+
+struct ApiBackendOptions {
+  // Terminal pods hold nothing; the watch drops them (DELETED) when they finish.
+  std::string pod_field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  Backoff backoff;
+  int eviction_attempts = 5;      // a 429 is retried this many times in all
+  int eviction_backoff_ms = 500;  // doubling, jittered
+  int workers = 4;
+  // Checked by the worker right before each bind request (leader election: a replica whose lease
+  // may have lapsed must not bind). A refusal is kPodBindFailed("not the leader").
+  std::function<bool()> may_bind;
+  std::string component = "orrery";  // Events' source
+  std::string instance;               // Events' reportingInstance (the replica's identity)
+};
+
+// What happened to an action, for metrics and logs (called on the loop thread).
+struct ActionOutcome {
+  std::string action;   // bind, evict, create, patch, event
+  std::string outcome;  // ok, conflict, throttled, error, refused
+};
+
+class ApiBackend : public fw::ClusterBackend, public InformerSink {
+ public:
+  ApiBackend(ApiClient& client, fw::RealTimeLoop& loop, ApiBackendOptions options = {});
+  ~ApiBackend() override;
+
+  void start();
+  // Stops the informers and the workers (in-flight calls finish; queued ones are dropped when
+  // `drop`). Call from outside the loop thread or before the loop runs again.
+  void stop(bool drop = false);
+  // Every informer listed once and the lists are applied.
+  bool synced() const { return synced_.load(); }
+  void on_synced(std::function<void()> fn) { on_synced_ = std::move(fn); }
+  void on_action(std::function<void(const ActionOutcome&)> fn) { on_action_ = std::move(fn); }
+  void on_watch_restart(std::function<void(const std::string&, const std::string&)> fn) {
+    on_restart_ = std::move(fn);
+  }
+  // Calls in flight (binds awaiting confirmation, evictions, creations).
+  size_t in_flight() const { return binds_.size() + evictions_ + creations_; }
+  size_t skipped_objects() const { return skipped_; }
+
+  // A core/v1 Event about a pod (Scheduled, FailedScheduling, Preempted), sent asynchronously.
+  void record_event(PodId pod, const std::string& type, const std::string& reason,
+                    const std::string& message);
+
+  ClusterState& state() override { return state_; }
+  int64_t now_us() const override { return loop_.now_us(); }
+  void bind(PodId pod, NodeId node) override;
+  void delete_pod(PodId pod, const std::string& reason) override;
+  void create_pod(Pod pod) override;
+  bool update_pod(PodId pod, const fw::PodUpdate& update) override;
+  void add_listener(fw::EventListener* l) override { listeners_.push_back(l); }
+  void remove_listener(fw::EventListener* l) override;
+
+ private:
+  // InformerSink (informer threads): hand over to the loop.
+  void replace(const std::string& kind, std::vector<JsonValue> items) override;
+  void event(const std::string& kind, const std::string& type, JsonValue object) override;
+
+  void apply_replace(const std::string& kind, std::vector<JsonValue>& items);
+  void apply_event(const std::string& kind, const std::string& type, JsonValue& obj);
+  void upsert_node(const JsonValue& obj);
+  void remove_node(const std::string& name);
+  void upsert_pod(const JsonValue& obj);
+  void remove_pod(const std::string& key);
+  void add_pod(Pod pod, uint64_t hash);
+  void upsert_priority_class(const JsonValue& obj);
+  void emit(fw::EventKind kind, NodeId node, PodId pod, std::string_view reason = {});
+  void report(const std::string& action, const std::string& outcome);
+  void evict(const std::string& ns, const std::string& name, uint64_t serial, int attempt);
+  void skip(const std::string& what, const std::exception& e);
+
+  ApiClient& client_;
+  fw::RealTimeLoop& loop_;
+  ApiBackendOptions options_;
+  ClusterState state_;
+  std::vector<fw::EventListener*> listeners_;
+  PriorityClasses classes_;
+  std::vector<std::unique_ptr<Informer>> informers_;
+  std::unique_ptr<Workers> workers_;
+  std::function<void()> on_synced_;
+  std::function<void(const ActionOutcome&)> on_action_;
+  std::function<void(const std::string&, const std::string&)> on_restart_;
+  std::atomic<bool> synced_{false};
+  std::map<std::string, bool> listed_;  // kind → first list applied
+  // Per pod slot: what the scheduler reads of the object (to tell real updates from status
+  // noise) and its uid (a pod re-created under the same name is a new pod).
+  std::vector<uint64_t> pod_hash_;
+  std::vector<std::string> pod_uid_;
+  std::unordered_map<std::string, uint64_t> node_hash_;
+  // Pods bound to nodes the node informer has not shown yet, by key.
+  std::map<std::string, JsonValue> orphans_;
+  struct Bind {
+    PodId pod;
+    NodeId node;
+  };
+  std::unordered_map<uint64_t, Bind> binds_;  // by pod serial: sent, not confirmed by the watch
+  size_t evictions_ = 0, creations_ = 0;
+  std::unordered_map<uint64_t, Pod> recreate_;  // by serial: create this when the pod is gone
+  size_t skipped_ = 0;
+  std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
+};
+
+}  // namespace orrery::k8s

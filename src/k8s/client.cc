@@ -1,0 +1,266 @@
+#include "k8s/client.h"
+
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace orrery::k8s {
+
+namespace {
+
+// X509 store holding every certificate of a PEM bundle (nullptr when none parses).
+X509_STORE* store_from_pem(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509_STORE* store = X509_STORE_new();
+  int n = 0;
+  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    X509_STORE_add_cert(store, cert);
+    X509_free(cert);
+    ++n;
+  }
+  BIO_free(bio);
+  if (n == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+X509* cert_from_pem(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509* c = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  return c;
+}
+
+EVP_PKEY* key_from_pem(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  EVP_PKEY* k = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  return k;
+}
+
+void set_ms(httplib::ClientImpl& c, int ms, bool read) {
+  const time_t s = ms / 1000;
+  const time_t us = (ms % 1000) * 1000;
+  if (read) {
+    c.set_read_timeout(s, us);
+  } else {
+    c.set_connection_timeout(s, us);
+  }
+}
+
+}  // namespace
+
+std::string Response::status_reason() const {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.value("kind", "") == "Status" && j.contains("reason") &&
+      j["reason"].is_string())
+    return j["reason"].get<std::string>();
+  return "";
+}
+
+std::string Response::status_message() const {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("message") && j["message"].is_string())
+    return j["message"].get<std::string>();
+  return "";
+}
+
+std::string Response::describe() const {
+  if (status == 0) return "transport: " + error;
+  std::string out = std::to_string(status);
+  const std::string reason = status_reason();
+  if (!reason.empty()) out += " " + reason;
+  const std::string msg = status_message();
+  if (!msg.empty()) {
+    out += ": " + msg;
+  } else if (!body.empty() && body.size() < 200 && reason.empty()) {
+    out += ": " + body;
+  }
+  return out;
+}
+
+ApiClient::ApiClient(ClusterConfig config, ClientOptions options)
+    : config_(std::move(config)), options_(std::move(options)) {
+  // Fail early on unusable credentials: a bad PEM is a configuration error, not a retry.
+  if (!config_.client_cert_pem.empty()) {
+    X509* c = cert_from_pem(config_.client_cert_pem);
+    EVP_PKEY* k = key_from_pem(config_.client_key_pem);
+    const bool good = c && k;
+    if (c) X509_free(c);
+    if (k) EVP_PKEY_free(k);
+    if (!good) throw InputError(config_.source + ": client certificate or key is not valid PEM");
+  }
+  if (!config_.ca_pem.empty()) {
+    X509_STORE* s = store_from_pem(config_.ca_pem);
+    if (!s) throw InputError(config_.source + ": certificate authority is not valid PEM");
+    X509_STORE_free(s);
+  }
+}
+
+ApiClient::~ApiClient() = default;
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::connect(int read_timeout_ms) const {
+  std::unique_ptr<httplib::ClientImpl> c;
+  if (config_.https) {
+    std::unique_ptr<httplib::SSLClient> s;
+    if (!config_.client_cert_pem.empty()) {
+      X509* cert = cert_from_pem(config_.client_cert_pem);
+      EVP_PKEY* key = key_from_pem(config_.client_key_pem);
+      s = std::make_unique<httplib::SSLClient>(config_.host, config_.port, cert, key);
+      X509_free(cert);  // SSL_CTX keeps its own references
+      EVP_PKEY_free(key);
+    } else {
+      s = std::make_unique<httplib::SSLClient>(config_.host, config_.port);
+    }
+    if (!config_.ca_pem.empty()) s->set_ca_cert_store(store_from_pem(config_.ca_pem));
+    s->enable_server_certificate_verification(!config_.insecure_skip_tls_verify);
+    c = std::move(s);
+  } else {
+    c = std::make_unique<httplib::ClientImpl>(config_.host, config_.port);
+  }
+  const std::string token = current_token(config_);
+  if (!token.empty()) {
+    c->set_bearer_token_auth(token);
+  } else if (!config_.username.empty() || !config_.password.empty()) {
+    c->set_basic_auth(config_.username, config_.password);
+  }
+  c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);
+  c->set_default_headers({{"User-Agent", options_.user_agent}, {"Accept", "application/json"}});
+  set_ms(*c, options_.connect_timeout_ms, false);
+  set_ms(*c, read_timeout_ms, true);
+  c->set_write_timeout(options_.request_timeout_ms / 1000, 0);
+  return c;
+}
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!pool_.empty()) {
+      auto c = std::move(pool_.back());
+      pool_.pop_back();
+      return c;
+    }
+  }
+  return connect(options_.request_timeout_ms);
+}
+
+void ApiClient::release(std::unique_ptr<httplib::ClientImpl> c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pool_.size() < 8 && !interrupted_) pool_.push_back(std::move(c));
+}
+
+Response ApiClient::request(ApiCall call, const char* method, const std::string& path,
+                            const std::string* body, const std::string& content_type) {
+  (void)api_call_info(call);
+  Response out;
+  if (interrupted_) {
+    out.error = "interrupted";
+    return out;
+  }
+  auto c = acquire();
+  const std::string full = config_.base_path + path;
+  httplib::Result r{nullptr, httplib::Error::Unknown};
+  const std::string m = method;
+  if (m == "GET") {
+    r = c->Get(full);
+  } else if (m == "POST") {
+    r = c->Post(full, *body, content_type);
+  } else if (m == "PUT") {
+    r = c->Put(full, *body, content_type);
+  } else if (m == "PATCH") {
+    r = c->Patch(full, *body, content_type);
+  } else {
+    r = c->Delete(full);
+  }
+  if (!r) {
+    out.error = httplib::to_string(r.error());
+    return out;  // the connection is dropped, not pooled
+  }
+  out.status = r->status;
+  out.body = std::move(r->body);
+  release(std::move(c));
+  return out;
+}
+
+Response ApiClient::get(ApiCall call, const std::string& path) {
+  return request(call, "GET", path, nullptr, "");
+}
+Response ApiClient::post(ApiCall call, const std::string& path, const std::string& body) {
+  return request(call, "POST", path, &body, "application/json");
+}
+Response ApiClient::put(ApiCall call, const std::string& path, const std::string& body) {
+  return request(call, "PUT", path, &body, "application/json");
+}
+Response ApiClient::patch(ApiCall call, const std::string& path, const std::string& body,
+                          const std::string& content_type) {
+  return request(call, "PATCH", path, &body, content_type);
+}
+Response ApiClient::del(ApiCall call, const std::string& path) {
+  return request(call, "DELETE", path, nullptr, "");
+}
+
+Response ApiClient::stream(ApiCall call, const std::string& path,
+                           const std::function<bool(std::string_view line)>& on_line) {
+  (void)api_call_info(call);
+  Response out;
+  auto c = connect(options_.stream_idle_timeout_ms);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (interrupted_) {
+      out.error = "interrupted";
+      return out;
+    }
+    streams_.push_back(c.get());
+  }
+  std::string pending;
+  bool stopped_by_caller = false;
+  auto r = c->Get(
+      config_.base_path + path,
+      [&](const httplib::Response& resp) {
+        out.status = resp.status;
+        return true;
+      },
+      [&](const char* data, size_t len) {
+        if (out.status != 200) {  // an error status: keep its body
+          out.body.append(data, len);
+          return out.body.size() < (1u << 20);
+        }
+        pending.append(data, len);
+        size_t start = 0;
+        for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+          std::string_view line(pending.data() + start, nl - start);
+          if (line.empty()) continue;
+          if (!on_line(line)) {
+            stopped_by_caller = true;
+            return false;
+          }
+        }
+        pending.erase(0, start);
+        return true;
+      });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase(streams_, c.get());
+  }
+  if (!r && !stopped_by_caller) {
+    out.error = interrupted_ ? "interrupted" : httplib::to_string(r.error());
+  }
+  if (!pending.empty() && !stopped_by_caller && out.status == 200) on_line(pending);
+  return out;
+}
+
+void ApiClient::interrupt() {
+  std::lock_guard<std::mutex> lock(mu_);
+  interrupted_ = true;
+  for (httplib::ClientImpl* c : streams_) c->stop();
+  pool_.clear();
+}
+
+}  // namespace orrery::k8s

@@ -1,0 +1,86 @@
+// The kube-scheduler extender (k8s.io/kube-scheduler/extender/v1) over orrery's profiles:
+// filter, prioritize, preempt and bind as JSON-over-HTTP verbs.
+//
+// Wire format: upstream's structs have no JSON tags, so keys are the Go field names
+// (ExtenderArgs{Pod, Nodes, NodeNames}, ExtenderFilterResult{Nodes, NodeNames, FailedNodes,
+// FailedAndUnresolvableNodes, Error}, HostPriorityList = [{Host, Score}], ExtenderBindingArgs
+// {PodName, PodNamespace, PodUID, Node}, ExtenderBindingResult{Error},
+// ExtenderPreemptionArgs{Pod, NodeNameToVictims, NodeNameToMetaVictims},
+// ExtenderPreemptionResult{NodeNameToMetaVictims}). We emit exactly those and accept any letter
+// case (Go's encoding/json matches case-insensitively); null lists are empty lists. The Pod and
+// Node objects inside are ordinary v1 objects.
+//
+// nodeCacheCapable: false — the request carries Nodes (a v1 NodeList); they are kept in a node
+// cache of their own (re-parsed only when an object changes), without pods.
+// nodeCacheCapable: true — the request carries NodeNames; nodes and their pods come from the
+// cluster view: a snapshot file (--cluster) or an ApiBackend's informers (--kubeconfig).
+//
+// Scores: HostPriorityList scores are 0..10 (extender/v1 MaxExtenderPriority): the profile's
+// weighted total scaled so the best node gets 10.
+// Requests are serialized through `exec` (the cluster view is single-threaded).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "framework/backend.h"
+#include "framework/config.h"
+#include "framework/scheduler.h"
+#include "k8s/client.h"
+
+namespace orrery::k8s {
+
+struct ExtenderReply {
+  int status = 200;
+  std::string body;
+};
+
+class Extender {
+ public:
+  // `cluster`: the view for NodeNames requests (null: NodeNames are refused); `exec` runs a
+  // function with exclusive access to it (on its loop thread for an informer view). `binder`:
+  // the API client for the bind verb (null: bind answers an Error).
+  Extender(const fw::SchedulerConfig& config, const std::string& profile,
+           fw::ClusterBackend* cluster, std::function<void(const std::function<void()>&)> exec,
+           ApiClient* binder);
+  ~Extender();
+
+  ExtenderReply filter(const std::string& body);
+  ExtenderReply prioritize(const std::string& body);
+  ExtenderReply preempt(const std::string& body);
+  ExtenderReply bind(const std::string& body);
+  const std::string& scheduler_name() const { return scheduler_name_; }
+
+ private:
+  struct Evaluation;
+  // Parses args and evaluates the pod on the requested nodes.
+  Evaluation evaluate(const nlohmann::json& args);
+  fw::Scheduler& scheduler_for(fw::ClusterBackend& b);
+
+  fw::SchedulerConfig config_;
+  std::string scheduler_name_;
+  fw::ClusterBackend* cluster_;
+  std::function<void(const std::function<void()>&)> exec_;
+  ApiClient* binder_;
+  std::unique_ptr<fw::SnapshotBackend> sent_nodes_;  // the Nodes-mode cache
+  std::unordered_map<std::string, uint64_t> sent_hash_;
+  std::unique_ptr<fw::Scheduler> cluster_scheduler_, sent_scheduler_;
+  std::mutex sent_mu_;
+  uint64_t probe_counter_ = 0;
+};
+
+// Serves the verbs at {prefix}/filter, /prioritize, /preempt, /bind until *stop or a signal;
+// `ready` is called with the bound port. Malformed JSON → 400 with {"Error": "..."}.
+struct ExtenderServeOptions {
+  std::string listen;
+  std::string url_prefix;
+  int threads = 16;
+};
+int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
+                   const std::function<void(int port)>& ready, const std::atomic<bool>* stop);
+
+}  // namespace orrery::k8s

@@ -1,0 +1,335 @@
+#include "k8s/serve.h"
+
+#include <httplib.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "core/error.h"
+#include "framework/config.h"
+#include "k8s/profiles.h"
+#include "obs/log.h"
+
+namespace orrery::k8s {
+
+namespace {
+
+std::vector<double> latency_buckets() { return obs::exponential_buckets(0.0001, 2, 18); }
+
+}  // namespace
+
+ServeMetrics::ServeMetrics(obs::Registry& r)
+    : attempts(r.counter("orrery_schedule_attempts_total",
+                         "Scheduling attempts by result (scheduled, unschedulable, error).",
+                         {"result", "profile"})),
+      e2e(r.histogram("orrery_pod_scheduling_duration_seconds",
+                      "From a pod's first queueing to its binding confirmed by the watch.",
+                      obs::exponential_buckets(0.001, 2, 16))),
+      algorithm(r.histogram("orrery_scheduling_algorithm_duration_seconds",
+                            "Wall time of one scheduling cycle (filter, score, select, assume).",
+                            latency_buckets())),
+      pending(r.gauge("orrery_pending_pods", "Pending pods by queue.", {"queue"})),
+      plan_steps(r.counter("orrery_plan_steps_total",
+                           "API actions carried out for the scheduler and its plans, by action "
+                           "(bind, evict, create, patch) and outcome.",
+                           {"action", "outcome"})),
+      watch_restarts(r.counter("orrery_watch_restarts_total",
+                               "Watch streams restarted, by resource and reason (expired, "
+                               "dropped, error, timeout).",
+                               {"resource", "reason"})),
+      leader(r.gauge("orrery_leader", "1 while this replica holds the lease (or without election).")),
+      events(r.counter("orrery_cluster_events_total", "Cluster events applied to the view.",
+                       {"kind"})) {}
+
+ServeDriver::ServeDriver(ApiBackend& backend, fw::RealTimeLoop& loop,
+                         std::vector<std::unique_ptr<fw::Profile>> profiles,
+                         fw::SchedulerOptions options, ServeMetrics* metrics,
+                         std::function<bool()> may_act)
+    : backend_(backend), loop_(loop), metrics_(metrics), may_act_(std::move(may_act)) {
+  options.failure_messages = true;  // FailedScheduling events carry them
+  scheduler_ =
+      std::make_unique<fw::Scheduler>(backend_, std::move(profiles), options, &reservations_);
+  backend_.add_listener(this);  // after the scheduler: its queue is current when we look
+}
+
+ServeDriver::~ServeDriver() {
+  backend_.remove_listener(this);
+  loop_.cancel(timer_);
+}
+
+void ServeDriver::start() {
+  scheduler_->enqueue_pending();
+  const ClusterState& st = backend_.state();
+  for (PodId p : st.pods())
+    if (st.pod_node(p) == kNoNode) first_seen_us_.emplace(st.pod_serial(p), loop_.now_us());
+  wake();
+}
+
+void ServeDriver::wake() {
+  const int64_t t = loop_.now_us();
+  if (t >= timer_at_) return;
+  loop_.cancel(timer_);
+  timer_at_ = t;
+  timer_ = loop_.at(t, this, 0);
+}
+
+void ServeDriver::on_timer(uint64_t) {
+  timer_ = fw::kNoTimer;
+  timer_at_ = INT64_MAX;
+  run();
+}
+
+void ServeDriver::on_event(const fw::ClusterEvent& e) {
+  if (metrics_) metrics_->events.with({std::string(fw::to_string(e.kind))}).inc();
+  switch (e.kind) {
+    case fw::EventKind::kPodAdded:
+      if (e.node == kNoNode) first_seen_us_.emplace(e.pod_serial, e.time_us);
+      break;
+    case fw::EventKind::kPodBound: {
+      auto it = awaiting_.find(e.pod_serial);
+      if (it != awaiting_.end()) {
+        awaiting_.erase(it);
+        ++scheduled_;
+        const ClusterState& st = backend_.state();
+        if (metrics_) {
+          auto f = first_seen_us_.find(e.pod_serial);
+          if (f != first_seen_us_.end())
+            metrics_->e2e.with().observe(static_cast<double>(e.time_us - f->second) / 1e6);
+        }
+        backend_.record_event(e.pod, "Normal", "Scheduled",
+                              "Successfully assigned " + st.pod(e.pod).key() + " to " +
+                                  st.node(e.node).name);
+        obs::info("bound pod", {{"pod", st.pod(e.pod).key()}, {"node", st.node(e.node).name}});
+      }
+      first_seen_us_.erase(e.pod_serial);
+      break;
+    }
+    case fw::EventKind::kPodBindFailed: awaiting_.erase(e.pod_serial); break;
+    case fw::EventKind::kPodDeleted:
+      first_seen_us_.erase(e.pod_serial);
+      awaiting_.erase(e.pod_serial);
+      break;
+    default: break;
+  }
+  wake();
+}
+
+void ServeDriver::update_gauges() {
+  if (!metrics_) return;
+  fw::SchedulingQueue& q = scheduler_->queue();
+  metrics_->pending.with({"active"}).set(static_cast<double>(q.active_size()));
+  metrics_->pending.with({"backoff"}).set(static_cast<double>(q.backoff_size()));
+  metrics_->pending.with({"unschedulable"}).set(static_cast<double>(q.unschedulable_size()));
+  metrics_->pending.with({"gated"}).set(static_cast<double>(scheduler_->gated_count()));
+}
+
+void ServeDriver::run() {
+  if (!may_act_ || may_act_()) {
+    const ClusterState& st = backend_.state();
+    while (auto o = scheduler_->schedule_next()) {
+      if (!o->counted) continue;
+      const bool alive = st.pod_alive(o->pod) && st.pod_serial(o->pod) == o->serial;
+      const fw::Profile* prof = alive ? scheduler_->profile_for(st.pod(o->pod)) : nullptr;
+      const std::string profile = prof ? prof->scheduler_name : "";
+      if (metrics_) {
+        metrics_->attempts.with({o->scheduled ? "scheduled" : "unschedulable", profile}).inc();
+        metrics_->algorithm.with().observe(static_cast<double>(o->wall_ns) / 1e9);
+      }
+      if (!alive) continue;
+      if (o->scheduled) {
+        awaiting_[o->serial] = profile;
+        continue;
+      }
+      const Pod& pod = st.pod(o->pod);
+      obs::info("pod is unschedulable", {{"pod", pod.key()}, {"reason", o->message}});
+      backend_.record_event(o->pod, "Warning", "FailedScheduling", o->message);
+      for (PodId v : o->victims) {
+        if (!st.pod_alive(v)) continue;
+        backend_.record_event(v, "Normal", "Preempted",
+                              "Preempted by " + pod.key() + " on node " +
+                                  (o->nominated_node == kNoNode ? std::string("?")
+                                                                : st.node(o->nominated_node).name));
+      }
+      if (!may_act_ || may_act_()) continue;
+      break;
+    }
+  }
+  update_gauges();
+  if (auto t = scheduler_->next_wakeup_us()) {
+    const int64_t at = std::max(*t, loop_.now_us() + 1000);
+    if (at < timer_at_) {
+      loop_.cancel(timer_);
+      timer_at_ = at;
+      timer_ = loop_.at(at, this, 0);
+    }
+  }
+}
+
+std::pair<std::string, int> parse_listen(const std::string& text, const std::string& flag) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos)
+    throw InputError(flag + ": expected HOST:PORT or :PORT, got \"" + text + "\"");
+  std::string host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  const std::string p = text.substr(colon + 1);
+  char* end = nullptr;
+  const long port = std::strtol(p.c_str(), &end, 10);
+  if (p.empty() || *end != '\0' || port < 0 || port > 65535)
+    throw InputError(flag + ": bad port \"" + p + "\" (expected 0-65535)");
+  return {host.empty() ? "0.0.0.0" : host, static_cast<int>(port)};
+}
+
+namespace {
+
+// /healthz, /readyz and /metrics on their own thread.
+class HealthServer {
+ public:
+  HealthServer(const std::string& listen, obs::Registry& registry, std::function<bool()> ready) {
+    auto [host, port] = parse_listen(listen, "--metrics-listen");
+    server_.set_tcp_nodelay(true);
+    server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok", "text/plain");
+    });
+    server_.Get("/readyz", [ready](const httplib::Request&, httplib::Response& res) {
+      const bool ok = ready();
+      res.status = ok ? 200 : 503;
+      res.set_content(ok ? "ok" : "informers not synced", "text/plain");
+    });
+    server_.Get("/metrics", [&registry](const httplib::Request&, httplib::Response& res) {
+      res.set_content(registry.exposition(), obs::kExpositionContentType);
+    });
+    port_ = port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+    if (port_ < 0) throw InputError("--metrics-listen: cannot listen on " + listen);
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    obs::info("serving /healthz, /readyz and /metrics",
+              {{"address", host + ":" + std::to_string(port_)}});
+  }
+  ~HealthServer() {
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// SIGTERM/SIGINT arrive at a thread of their own (blocked everywhere else) and are posted to
+// the loop.
+class SignalWatcher {
+ public:
+  SignalWatcher(fw::RealTimeLoop& loop, std::function<void()> on_signal) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this, &loop, on_signal] {
+      while (!done_) {
+        timespec ts{0, 100 * 1000 * 1000};
+        const int sig = sigtimedwait(&set_, nullptr, &ts);
+        if (sig == SIGTERM || sig == SIGINT) {
+          obs::info("signal received; shutting down", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+          loop.post(on_signal);
+        }
+      }
+    });
+  }
+  ~SignalWatcher() {
+    done_ = true;
+    thread_.join();
+  }
+
+ private:
+  sigset_t set_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
+  fw::SchedulerConfig config = load_serve_config(opt.config_path, opt.scheduler_name);
+  auto profiles = build_serve_profiles(config);
+  fw::SchedulerOptions sched_options;
+  sched_options.seed = opt.seed;
+  sched_options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
+  sched_options.queue = fw::queue_options(config);
+
+  fw::RealTimeLoop loop;
+  std::atomic<bool> shutting_down{false};
+  SignalWatcher signals(loop, [&] { shutting_down = true; });
+  obs::Registry registry;
+  ServeMetrics metrics(registry);
+
+  ApiClient client(opt.cluster);
+  std::unique_ptr<ApiClient> election_client;
+  std::unique_ptr<LeaderElector> elector;
+  if (opt.leader_elect) {
+    election_client = std::make_unique<ApiClient>(opt.cluster);
+    elector = std::make_unique<LeaderElector>(*election_client, opt.election, [&](bool leading) {
+      metrics.leader.with().set(leading ? 1 : 0);
+      loop.post([] {});  // wake the loop; the driver checks leadership on its next timer
+    });
+  } else {
+    metrics.leader.with().set(1);
+  }
+
+  ApiBackendOptions bopt;
+  bopt.backoff = opt.backoff;
+  bopt.instance = opt.election.identity;
+  LeaderElector* el = elector.get();
+  bopt.may_bind = [el, &shutting_down] { return !shutting_down && (!el || el->may_act()); };
+  ApiBackend backend(client, loop, bopt);
+  backend.on_action([&](const ActionOutcome& a) {
+    metrics.plan_steps.with({a.action, a.outcome}).inc();
+  });
+  backend.on_watch_restart([&](const std::string& kind, const std::string& reason) {
+    metrics.watch_restarts.with({kind, reason}).inc();
+  });
+  std::unique_ptr<ServeDriver> driver;
+  auto may_act = [&] { return !shutting_down && (!el || el->may_act()); };
+  backend.on_synced([&] {
+    driver = std::make_unique<ServeDriver>(backend, loop, std::move(profiles), sched_options,
+                                           &metrics, may_act);
+    driver->start();
+  });
+  HealthServer health(opt.metrics_listen, registry, [&] { return backend.synced(); });
+  obs::info("starting", {{"server", opt.cluster.server}, {"source", opt.cluster.source},
+                         {"schedulerName", opt.scheduler_name},
+                         {"leaderElect", opt.leader_elect ? "true" : "false"}});
+  if (elector) elector->start();
+  backend.start();
+
+  // Leadership changes and the stop flag are polled on the loop (cheap, 50 ms).
+  bool was_acting = false;
+  std::function<void()> tick = [&] {
+    if (stop && stop->load()) shutting_down = true;
+    const bool acting = may_act();
+    if (acting && !was_acting && driver) driver->wake();
+    was_acting = acting;
+    if (shutting_down) {
+      loop.stop();
+      return;
+    }
+    loop.after(50 * 1000, tick);
+  };
+  loop.after(0, tick);
+  loop.run();
+
+  // Graceful shutdown: no new cycles (may_act is false); binds already sent finish or fail.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(opt.shutdown_grace_ms);
+  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline) loop.run_for(20 * 1000);
+  obs::info("stopping", {{"in_flight", std::to_string(backend.in_flight())},
+                         {"scheduled", std::to_string(driver ? driver->scheduled() : 0)}});
+  if (elector) elector->stop(true);
+  client.interrupt();
+  backend.stop(true);
+  driver.reset();
+  return 0;
+}
+
+}  // namespace orrery::k8s

@@ -1,0 +1,89 @@
+// `orrery serve`: a standalone secondary scheduler on a real cluster. The pieces:
+//
+//   ApiBackend (informers + actions) ── fw::Scheduler (full queue and cycle, profiles from the
+//   configuration) driven by ServeDriver on a RealTimeLoop; LeaderElector gates binding;
+//   an HTTP endpoint serves /healthz, /readyz (informers synced) and /metrics.
+//
+// ServeDriver is the per-pod driver for a live world: like fw::SchedulerDriver it wakes on events
+// and queue timers and runs cycles, and in addition it records each outcome (metrics, Events:
+// Scheduled, FailedScheduling with the "0/N nodes are available: ..." message, Preempted) and
+// schedules only while it may act (leading, not shutting down).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "framework/reservations.h"
+#include "framework/scheduler.h"
+#include "k8s/api_backend.h"
+#include "k8s/leader.h"
+#include "obs/metrics.h"
+
+namespace orrery::k8s {
+
+// The metric families of `orrery serve`.
+struct ServeMetrics {
+  explicit ServeMetrics(obs::Registry& r);
+  obs::CounterFamily& attempts;          // orrery_schedule_attempts_total{result,profile}
+  obs::HistogramFamily& e2e;             // orrery_pod_scheduling_duration_seconds
+  obs::HistogramFamily& algorithm;       // orrery_scheduling_algorithm_duration_seconds
+  obs::GaugeFamily& pending;             // orrery_pending_pods{queue}
+  obs::CounterFamily& plan_steps;        // orrery_plan_steps_total{action,outcome}
+  obs::CounterFamily& watch_restarts;    // orrery_watch_restarts_total{resource,reason}
+  obs::GaugeFamily& leader;              // orrery_leader
+  obs::CounterFamily& events;            // orrery_cluster_events_total{kind}
+};
+
+class ServeDriver : public fw::EventListener, public fw::TimerTarget {
+ public:
+  // `may_act` (loop thread) says whether cycles may run now (leadership, shutdown).
+  ServeDriver(ApiBackend& backend, fw::RealTimeLoop& loop,
+              std::vector<std::unique_ptr<fw::Profile>> profiles, fw::SchedulerOptions options,
+              ServeMetrics* metrics, std::function<bool()> may_act);
+  ~ServeDriver() override;
+  void start();  // after the informers synced: queues every pending pod
+  void wake();   // run cycles soon (e.g. leadership gained)
+  fw::Scheduler& scheduler() { return *scheduler_; }
+  void on_event(const fw::ClusterEvent& e) override;
+  void on_timer(uint64_t tag) override;
+  uint64_t scheduled() const { return scheduled_; }
+
+ private:
+  void run();
+  void update_gauges();
+  ApiBackend& backend_;
+  fw::RealTimeLoop& loop_;
+  fw::Reservations reservations_;
+  std::unique_ptr<fw::Scheduler> scheduler_;
+  ServeMetrics* metrics_;
+  std::function<bool()> may_act_;
+  fw::TimerId timer_ = fw::kNoTimer;
+  int64_t timer_at_ = INT64_MAX;
+  std::unordered_map<uint64_t, int64_t> first_seen_us_;  // pod serial → when it was first queued
+  std::unordered_map<uint64_t, std::string> awaiting_;   // our binds: serial → profile
+  uint64_t scheduled_ = 0;
+};
+
+struct ServeOptions {
+  ClusterConfig cluster;
+  std::string config_path;
+  std::string scheduler_name = "orrery";
+  bool leader_elect = false;
+  LeaderElectionConfig election;
+  std::string metrics_listen = ":10259";
+  Backoff backoff;
+  uint64_t seed = 0;
+  int shutdown_grace_ms = 5000;
+};
+
+// Runs until SIGTERM/SIGINT (or *stop becomes true, for tests). Returns the exit code.
+int run_serve(const ServeOptions& options, const std::atomic<bool>* stop = nullptr);
+
+// "HOST:PORT" or ":PORT" → host ("0.0.0.0" when empty) and port; throws InputError naming
+// `flag`.
+std::pair<std::string, int> parse_listen(const std::string& text, const std::string& flag);
+
+}  // namespace orrery::k8s

@@ -1,0 +1,57 @@
+#include "core/paired_stats.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace orrery {
+namespace {
+
+TEST(PairedStats, TQuantileMatchesTables) {
+  EXPECT_NEAR(t_quantile_975(1), 12.706, 1e-3);
+  EXPECT_NEAR(t_quantile_975(9), 2.262, 1e-3);
+  EXPECT_NEAR(t_quantile_975(19), 2.093, 1e-3);
+  // Beyond the table: t(40) = 2.021, t(60) = 2.000, t(120) = 1.980 (printed tables).
+  EXPECT_NEAR(t_quantile_975(40), 2.021, 1e-3);
+  EXPECT_NEAR(t_quantile_975(60), 2.000, 1e-3);
+  EXPECT_NEAR(t_quantile_975(120), 1.980, 1e-3);
+  EXPECT_TRUE(std::isnan(t_quantile_975(0)));
+}
+
+TEST(PairedStats, MeanCiByHand) {
+  // 1, 2, 3, 4, 5: mean 3, sd sqrt(2.5), half = 2.776 * sqrt(2.5) / sqrt(5).
+  const MeanCi c = mean_ci95({1, 2, 3, 4, 5});
+  EXPECT_EQ(c.n, 5u);
+  EXPECT_DOUBLE_EQ(c.mean, 3.0);
+  EXPECT_NEAR(c.half, 2.776 * std::sqrt(2.5) / std::sqrt(5.0), 1e-9);
+  EXPECT_TRUE(std::isnan(mean_ci95({7}).half));
+  EXPECT_DOUBLE_EQ(mean_ci95({7}).mean, 7.0);
+  EXPECT_TRUE(std::isnan(mean_ci95({}).mean));
+}
+
+TEST(PairedStats, SignTestExactValues) {
+  EXPECT_DOUBLE_EQ(sign_test_p(0, 0), 1.0);
+  // 10 wins of 10: 2 / 2^10.
+  EXPECT_NEAR(sign_test_p(10, 0), 2.0 / 1024, 1e-12);
+  EXPECT_NEAR(sign_test_p(0, 10), 2.0 / 1024, 1e-12);
+  // 8 of 10: 2 * (1 + 10 + 45) / 1024 = 0.109375.
+  EXPECT_NEAR(sign_test_p(8, 2), 0.109375, 1e-12);
+  EXPECT_DOUBLE_EQ(sign_test_p(5, 5), 1.0);
+  // Large n stays finite: 20 of 20.
+  EXPECT_NEAR(sign_test_p(20, 0), 2.0 / 1048576, 1e-15);
+}
+
+TEST(PairedStats, PairedTestCountsAndDifference) {
+  const PairedTest t = paired_test({0.8, 0.7, 0.9, 0.6}, {0.7, 0.7, 0.5, 0.65});
+  EXPECT_EQ(t.n, 4u);
+  EXPECT_EQ(t.wins, 2u);
+  EXPECT_EQ(t.losses, 1u);
+  EXPECT_EQ(t.ties, 1u);
+  EXPECT_NEAR(t.diff.mean, (0.1 + 0 + 0.4 - 0.05) / 4, 1e-12);
+  EXPECT_NEAR(t.sign_p, 1.0, 1e-12);  // 2 * P[X <= 1 | n = 3] = 2 * 4/8
+  EXPECT_THROW(paired_test({1}, {1, 2}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace orrery

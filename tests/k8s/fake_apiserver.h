@@ -1,0 +1,139 @@
+// A fake Kubernetes API server for tests (test helper, not product code), built from the API
+// reference's wire format on a real HTTP(S) server (cpp-httplib):
+//
+//  - lists (/api/v1/nodes, /api/v1/pods, /api/v1/namespaces/{ns}/pods,
+//    /apis/scheduling.k8s.io/v1/priorityclasses) with metadata.resourceVersion, limit/continue
+//    (an expired continue token is 410 Gone) and fieldSelector (=, ==, != on dotted paths);
+//  - watches (?watch=1&resourceVersion=&allowWatchBookmarks=&timeoutSeconds=) as chunked
+//    streams of {"type","object"} lines: ADDED, MODIFIED, DELETED (objects entering/leaving a
+//    field selector are ADDED/DELETED as the real server does), BOOKMARK, ERROR 410 Expired;
+//    a watch from a compacted resourceVersion gets 410 in-stream (or as the HTTP status);
+//  - pods: create (uid, resourceVersion, creationTimestamp, spec.priority from the PriorityClass,
+//    phase Pending), get, merge PATCH, DELETE, binding (409 when already assigned), eviction
+//    (policy/v1; 429 when throttled; deletionTimestamp then DELETED);
+//  - core/v1 events (stored), coordination.k8s.io/v1 leases (get/create/update with
+//    resourceVersion conflicts → 409);
+//  - minimal discovery (/api, /apis, /api/v1, group versions) so kubectl can be a client;
+//  - faults: compaction, in-stream expiry, dropped streams, blocked watches, refused binds,
+//    throttled evictions; optional bearer-token / basic auth and TLS with client certificates.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace httplib {
+class Server;
+}
+
+namespace orrery::k8s::testing {
+
+using JsonValue = nlohmann::json;
+
+struct FakeApiServerOptions {
+  // TLS when cert_pem is set; client certificates are required when client_ca_pem is set.
+  std::string cert_pem, key_pem, client_ca_pem;
+  std::string token;                  // require "Authorization: Bearer <token>" when set
+  std::string username, password;     // require basic auth when set
+  bool expired_watch_as_http = false;  // 410 as the HTTP status instead of an in-stream ERROR
+  int bookmark_interval_ms = 500;
+  int max_watch_seconds = 0;    // cap on timeoutSeconds (0: the client's)
+  bool run_bound_pods = true;   // a bound pod becomes Running (a stand-in kubelet)
+  int threads = 64;
+};
+
+struct BindRecord {
+  std::string pod;   // ns/name
+  std::string node;
+  int status;        // 201 or the refusal
+};
+
+class FakeApiServer {
+ public:
+  explicit FakeApiServer(FakeApiServerOptions options = {});
+  ~FakeApiServer();
+
+  int port() const { return port_; }
+  std::string url() const;
+
+  // resource: "nodes", "pods", "priorityclasses", "leases", "events". Objects get uid,
+  // resourceVersion and creationTimestamp when missing.
+  void add(const std::string& resource, JsonValue obj);
+  void update(const std::string& resource, JsonValue obj);  // whole object (MODIFIED)
+  void remove(const std::string& resource, const std::string& key);
+  std::optional<JsonValue> get(const std::string& resource, const std::string& key) const;
+  std::vector<JsonValue> list(const std::string& resource) const;
+  int64_t resource_version() const;
+
+  // Faults.
+  void compact();          // every resourceVersion so far is too old (watches/continues → 410)
+  void expire_watches();   // open watches get an ERROR 410 Expired event and end
+  void drop_watches();     // open watches are cut without a final chunk
+  void block_watches(bool blocked);  // new watches are answered 503 while blocked
+  // Called for each bind; a non-zero status refuses it with that status (e.g. 409).
+  void set_bind_refusal(std::function<int(const std::string& pod, const std::string& node)> f);
+  void throttle_evictions(int count);  // the next `count` evictions get 429
+  void set_request_hook(std::function<void(const std::string& method, const std::string& path)> f);
+
+  std::vector<BindRecord> binds() const;
+  int open_watches() const { return open_watches_.load(); }
+  int watch_requests() const { return watch_requests_.load(); }
+  int list_requests() const { return list_requests_.load(); }
+  int requests_with_prefix(const std::string& method_path_prefix) const;
+  void stop();
+
+ private:
+  struct Entry {
+    int64_t rv;
+    std::string resource;
+    std::string type;
+    JsonValue obj;
+    std::optional<JsonValue> old;
+  };
+  struct Watch;
+  void routes();
+  void store(const std::string& resource, const std::string& type, JsonValue obj,
+             std::optional<JsonValue> old);
+  std::string key_of(const std::string& resource, const JsonValue& obj) const;
+  void stamp(JsonValue& obj);
+
+  FakeApiServerOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t rv_ = 100;
+  int64_t compacted_rv_ = 0;
+  uint64_t uid_counter_ = 0;
+  std::map<std::string, std::map<std::string, JsonValue>> objects_;
+  std::vector<Entry> history_;
+  uint64_t drop_gen_ = 0, expire_gen_ = 0;
+  bool watches_blocked_ = false;
+  bool stopping_ = false;
+  std::function<int(const std::string&, const std::string&)> bind_refusal_;
+  int throttled_evictions_ = 0;
+  std::vector<BindRecord> binds_;
+  std::map<std::string, int> request_counts_;
+  std::function<void(const std::string&, const std::string&)> request_hook_;
+  std::atomic<int> open_watches_{0};
+  std::atomic<int> watch_requests_{0};
+  std::atomic<int> list_requests_{0};
+};
+
+// A Node and a Pod as the API would hold them (for tests).
+JsonValue make_node(const std::string& name, const std::string& cpu = "4",
+                    const std::string& memory = "8Gi", const std::string& pods = "110");
+JsonValue make_pod(const std::string& ns, const std::string& name, const std::string& cpu,
+                   const std::string& memory, const std::string& scheduler = "orrery");
+
+}  // namespace orrery::k8s::testing
