@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/error.h"
+#include "core/k8s_objects.h"
 #include "policies/federated/repro.h"
 #include "policies/federated/run.h"
 #include "report/format.h"
@@ -71,7 +73,8 @@ bool federated_sim_requested(const FederatedSimFlags& f) {
 }
 
 int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, const std::string& out,
-                      std::optional<uint64_t> seed, bool no_wall_clock, bool quiet) {
+                      std::optional<uint64_t> seed, bool no_wall_clock, bool quiet,
+                      const std::string& output) {
   if (f.cluster_config.empty()) throw InputError("--arch needs --cluster-config FILE_C.json");
   if (trace.empty()) throw InputError("--cluster-config needs --trace FILE.tr");
   if (out.empty()) throw InputError("--out DIR is required");
@@ -110,7 +113,11 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
                  "dropped (see \"unsatisfiable\" in %s/summary.json)\n",
                  dropped, s["unsatisfiable"]["jobs_affected"].get<size_t>(), out.c_str());
   }
-  if (!quiet) print_federated_summary(s, out);
+  if (output != "table") {
+    print_document(s, output);
+  } else if (!quiet) {
+    print_federated_summary(s, out);
+  }
   return 0;
 }
 
@@ -121,9 +128,9 @@ void print_federated_summary(const sim::Json& s, const std::string& dir) {
       "inconsistencies, %.2f s wall\nwrote %s/summary.json, jobs.csv, timeseries.csv\n",
       s["profile"].get<std::string>().c_str(), s["scenario"].get<std::string>().c_str(),
       s["cluster"]["workers"].get<size_t>(), s["jobs"]["count"].get<size_t>(),
-      report::format_value(s["jobs"]["delay_p50_s"], Format::kSeconds).c_str(),
-      report::format_value(s["jobs"]["delay_p99_s"], Format::kSeconds).c_str(),
-      report::format_value(s["utilization"]["cpu_mean"], Format::kPercent).c_str(),
+      report::format_value(number_or_nan(s["jobs"]["delay_p50_s"]), Format::kSeconds).c_str(),
+      report::format_value(number_or_nan(s["jobs"]["delay_p99_s"]), Format::kSeconds).c_str(),
+      report::format_value(number_or_nan(s["utilization"]["cpu_mean"]), Format::kPercent).c_str(),
       static_cast<unsigned long long>(s["inconsistencies"].get<uint64_t>()),
       s["wall_time_s"].get<double>(), dir.c_str());
 }
@@ -136,6 +143,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
     bool no_wall_clock = false;
     bool no_reference = false;
     bool quiet = false;
+    std::string output = "table";
   };
   auto opts = std::make_shared<Options>();
   opts->repro.threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
@@ -143,7 +151,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
       "federated",
       "Megha vs PigeonC (constraint-aware federated scheduling): Figures 6-10 on the shared "
       "traces");
-  app->add_option("--out,-o", opts->repro.out_dir, "Output directory")->required();
+  app->add_option("--out", opts->repro.out_dir, "Output directory")->required();
   app->add_flag("--quick", opts->repro.quick,
                 "Reduced CI-sized run: the first jobs of each trace, one seed");
   app->add_option("--seeds", opts->seeds, "Comma-separated seeds (default 1,2,3; --quick: 1)");
@@ -160,6 +168,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
   app->add_flag("--no-wall-clock", opts->no_wall_clock,
                 "Write wall_time_s as 0 so outputs compare byte for byte");
   app->add_flag("--quiet,-q", opts->quiet, "No progress lines on stderr");
+  add_output_option(app, &opts->output);
   app->footer(
       "Writes DIR/report.html, DIR/summary.json (means over seeds beside the paper's numbers), "
       "DIR/results.csv (one row per run) and DIR/runs/<workload>/<profile>/seed<N>/. "
@@ -202,6 +211,15 @@ void register_federated(CLI::App& root, CommandTable& table) {
            r.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
          }
          const federated::ReproResult res = federated::run_repro(r);
+         if (opts->output != "table") {
+           // DIR/summary.json: the means over seeds beside the paper's numbers.
+           print_document(
+               Json{{"report", res.report},
+                    {"runs", res.runs},
+                    {"summary", Json::parse(read_text_file(r.out_dir + "/summary.json"))}},
+               opts->output);
+           return 0;
+         }
          std::printf("%zu runs; report: %s\n", res.runs, res.report.c_str());
          return 0;
        }});

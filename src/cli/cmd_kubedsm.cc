@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "policies/kubedsm/repro.h"
 
 namespace orrery::cli {
@@ -15,6 +16,8 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
       "KubeDSM (Pashaeehir et al.): edge ratio of KubeDSM vs K8S and the Sencillo baselines "
       "(Figs 4-5, 8-9), migration variants (Fig. 10), QoS scenarios (Fig. 11)");
   auto opts = std::make_shared<kubedsm::ReproOptions>();
+  auto output = std::make_shared<std::string>("table");
+  add_output_option(app, output.get());
   app->add_option("--out", opts->out_dir, "Output directory (kubedsm.html, CSV, JSON)")->required();
   app->add_flag("--quick", opts->quick,
                 "Fewer scenarios and 3 seeds (reduced: not the paper's setup)");
@@ -22,19 +25,25 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", opts->threads, "Simulations run in parallel (default 2)")
       ->check(CLI::Range(1, 256));
-  table.push_back({app, [opts]() {
-                     kubedsm::ReproOptions o = *opts;
-                     if (isatty(fileno(stderr)))
-                       o.progress = [](size_t done, size_t total) {
-                         if (done % 100 == 0 || done == total)
-                           std::fprintf(stderr, "\rkubedsm: %zu/%zu simulations", done, total);
-                         if (done == total) std::fprintf(stderr, "\n");
-                       };
-                     const kubedsm::ReproResult r = kubedsm::run_repro(o);
-                     std::printf("wrote %s (%zu simulations, %.1f s)\n", r.html.c_str(), r.runs,
-                                 r.wall_s);
-                     return 0;
-                   }});
+  table.push_back(
+      {app, [opts, output]() {
+         kubedsm::ReproOptions o = *opts;
+         if (isatty(fileno(stderr)))
+           o.progress = [](size_t done, size_t total) {
+             if (done % 100 == 0 || done == total)
+               std::fprintf(stderr, "\rkubedsm: %zu/%zu simulations", done, total);
+             if (done == total) std::fprintf(stderr, "\n");
+           };
+         const kubedsm::ReproResult r = kubedsm::run_repro(o);
+         if (*output != "table") {
+           print_document(
+               Json{{"report", r.html}, {"simulations", r.runs}, {"wall_time_s", r.wall_s}},
+               *output);
+           return 0;
+         }
+         std::printf("wrote %s (%zu simulations, %.1f s)\n", r.html.c_str(), r.runs, r.wall_s);
+         return 0;
+       }});
 }
 
 }  // namespace orrery::cli

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/snapshot_setup.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -37,6 +38,7 @@ using ordered_json = nlohmann::ordered_json;
 struct ScheduleOptions {
   std::string cluster, config, out;
   uint64_t seed = 0;
+  std::string output = "table";  // -o: table, json, yaml (a later `wide` adds columns to table)
   bool strict = false;
 };
 
@@ -106,6 +108,25 @@ int run_schedule(const ScheduleOptions& opt) {
     evictions.push_back({d.pod, d.node, by});
   }
 
+  ordered_json j;
+  j["placements"] = ordered_json::array();
+  for (const Placement& p : placements) {
+    ordered_json e;
+    e["pod"] = p.pod;
+    e["node"] = p.node.empty() ? ordered_json(nullptr) : ordered_json(p.node);
+    e["reason"] = p.reason;
+    j["placements"].push_back(std::move(e));
+  }
+  j["evictions"] = ordered_json::array();
+  for (const Eviction& e : evictions) {
+    j["evictions"].push_back({{"pod", e.pod}, {"node", e.node}, {"preemptor", e.preemptor}});
+  }
+  if (!opt.out.empty()) write_file_atomic(opt.out, j.dump(2) + "\n");
+
+  if (opt.output != "table") {
+    print_document(j, opt.output);
+    return 0;
+  }
   std::vector<std::vector<std::string>> rows = {{"POD", "NODE", "REASON"}};
   size_t placed = 0;
   for (const Placement& p : placements) {
@@ -121,31 +142,30 @@ int run_schedule(const ScheduleOptions& opt) {
   }
   std::printf("\n%zu pending pod(s): %zu scheduled, %zu unschedulable, %zu eviction(s)\n",
               placements.size(), placed, placements.size() - placed, evictions.size());
-
-  if (!opt.out.empty()) {
-    ordered_json j;
-    j["placements"] = ordered_json::array();
-    for (const Placement& p : placements) {
-      ordered_json e;
-      e["pod"] = p.pod;
-      e["node"] = p.node.empty() ? ordered_json(nullptr) : ordered_json(p.node);
-      e["reason"] = p.reason;
-      j["placements"].push_back(std::move(e));
-    }
-    j["evictions"] = ordered_json::array();
-    for (const Eviction& e : evictions) {
-      j["evictions"].push_back({{"pod", e.pod}, {"node", e.node}, {"preemptor", e.preemptor}});
-    }
-    write_file_atomic(opt.out, j.dump(2) + "\n");
-  }
   return 0;
 }
 
 struct ScoreOptions {
   std::string cluster, pod, config;
   uint64_t seed = 0;
+  std::string output = "json";  // -o: json (default), yaml, table
   bool strict = false;
 };
+
+// `score -o table`: one row per node, best total first among feasible nodes.
+void print_score_table(const ordered_json& j) {
+  std::vector<std::vector<std::string>> rows = {{"NODE", "FEASIBLE", "TOTAL", "REASONS"}};
+  for (const ordered_json& n : j["nodes"]) {
+    std::string reasons;
+    for (const auto& r : n["reasons"])
+      reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+    rows.push_back({n["node"].get<std::string>(), n["feasible"].get<bool>() ? "yes" : "no",
+                    n["feasible"].get<bool>() ? std::to_string(n["total"].get<int64_t>()) : "-",
+                    reasons});
+  }
+  std::printf("pod %s\n", j["pod"].get<std::string>().c_str());
+  print_table(rows);
+}
 
 int run_score(const ScoreOptions& opt) {
   K8sObjects objects = load_k8s_objects(opt.cluster);
@@ -198,7 +218,11 @@ int run_score(const ScoreOptions& opt) {
     n["total"] = e.total;
     j["nodes"].push_back(std::move(n));
   }
-  std::cout << j.dump(2) << "\n";
+  if (opt.output == "table") {
+    print_score_table(j);
+  } else {
+    print_document(j, opt.output);
+  }
   return 0;
 }
 
@@ -218,6 +242,8 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   s->add_option("--seed", sopt->seed, "Seed for tie-breaking among equally scored nodes")
       ->check(non_negative_integer())
       ->default_val(0);
+  add_output_option(s, &sopt->output);
+  add_allow_large_flag(s);
   s->add_flag("--strict", sopt->strict,
               "Fail (exit 1) instead of warning when the input uses fields or objects orrery "
               "does not model");
@@ -236,6 +262,8 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   c->add_option("--seed", copt->seed, "Seed (for plugins with random scores)")
       ->check(non_negative_integer())
       ->default_val(0);
+  add_output_option(c, &copt->output);
+  add_allow_large_flag(c);
   c->add_flag("--strict", copt->strict,
               "Fail (exit 1) instead of warning when the input uses fields or objects orrery "
               "does not model");

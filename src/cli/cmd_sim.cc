@@ -10,6 +10,7 @@
 //                  (policies and federated architectures on one trace,
 //                  policies/federated/trace_runner.h)
 //   orrery demo --out DIR                                         (the bundled scenario)
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/suggest.h"
@@ -25,6 +27,7 @@
 #include "policies/federated/architectures.h"
 #include "policies/federated/trace_runner.h"
 #include "report/run_report.h"
+#include "report/seed_comparison.h"
 #include "sim/demo_scenario.h"
 #include "sim/simulation.h"
 
@@ -44,7 +47,16 @@ struct RunFlags {
   std::string duration;
   bool no_wall_clock = false;
   bool quiet = false;
+  std::string baseline;  // compare/demo: the verdict's baseline run (report::baseline_run)
+  std::string output = "table";  // -o: table, json or yaml (cli/output.h)
+  bool table() const { return output == "table"; }
 };
+
+void add_baseline_flag(CLI::App* app, RunFlags* f) {
+  app->add_option("--baseline", f->baseline,
+                  "Policy the report's verdict compares against (default: kube-default when "
+                  "run, else the first)");
+}
 
 void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_option("--seed", f->seed, "Seed for every random choice (default: the scenario's)")
@@ -55,6 +67,8 @@ void add_run_flags(CLI::App* app, RunFlags* f) {
   app->add_flag("--no-wall-clock", f->no_wall_clock,
                 "Write wall-clock timings as 0, so outputs of equal runs are byte-identical");
   app->add_flag("--quiet,-q", f->quiet, "No progress bar or summary on the terminal");
+  add_output_option(app, &f->output);
+  add_allow_large_flag(app);
 }
 
 std::string policy_list() {
@@ -80,11 +94,23 @@ void clear_old_summary(const std::string& dir) {
   std::filesystem::remove(dir + "/summary.json", ec);
 }
 
+// A duration statistic for the terminal: "—" when it does not exist (null: an empty set).
 std::string fmt_s(const Json& v) {
-  if (!v.is_number()) return "-";
+  if (!v.is_number()) return "\u2014";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g s", v.get<double>());
   return buf;
+}
+
+std::string fmt_percent(const Json& v) {
+  if (!v.is_number()) return "\u2014";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v.get<double>());
+  return buf;
+}
+
+size_t count_of(const Json& object, const char* key) {
+  return object.contains(key) && object[key].is_number() ? object[key].get<size_t>() : 0;
 }
 
 void print_summary(const Json& s, const std::string& dir) {
@@ -100,21 +126,45 @@ void print_summary(const Json& s, const std::string& dir) {
               static_cast<unsigned long long>(s["seed"].get<uint64_t>()),
               s["sim_time_s"].get<double>(), s["wall_time_s"].get<double>(), ev);
   const Json& j = s["jobs"];
-  if (j["count"].get<size_t>() > 0 || j["unfinished"].get<size_t>() > 0) {
-    std::printf("  jobs: %zu done, %zu unfinished; delay p50 %s, p90 %s, p99 %s\n",
-                j["count"].get<size_t>(), j["unfinished"].get<size_t>(),
+  const size_t jobs_done = count_of(j, "count");
+  if (jobs_done > 0 || count_of(j, "unfinished") > 0 || count_of(j, "failed") > 0) {
+    std::printf("  jobs: %zu done, %zu unfinished, %zu failed; delay p50 %s, p90 %s, p99 %s\n",
+                jobs_done, count_of(j, "unfinished"), count_of(j, "failed"),
                 fmt_s(j["delay_p50_s"]).c_str(), fmt_s(j["delay_p90_s"]).c_str(),
                 fmt_s(j["delay_p99_s"]).c_str());
   }
   const Json& p = s["pods"];
-  std::printf("  pods: %zu; pending p50 %s, p99 %s; running time mean %s\n",
-              p["count"].get<size_t>(), fmt_s(p["pending_p50_s"]).c_str(),
-              fmt_s(p["pending_p99_s"]).c_str(), fmt_s(p["pct_mean_s"]).c_str());
-  std::printf("  utilisation: cpu %.1f%%, slots %.1f%%\n",
-              100 * s["utilization"]["cpu_mean"].get<double>(),
-              100 * s["utilization"]["slots_mean"].get<double>());
+  std::printf(
+      "  pods: %zu created, %zu bound, %zu completed; pending p50 %s, p99 %s; running "
+      "time mean %s\n",
+      count_of(p, "count"), count_of(p, "bound"), count_of(p, "completed"),
+      fmt_s(p["pending_p50_s"]).c_str(), fmt_s(p["pending_p99_s"]).c_str(),
+      fmt_s(p["pct_mean_s"]).c_str());
+  std::string outcomes;
+  size_t succeeded = 0;
+  if (p.contains("outcomes")) {
+    for (const auto& [k, v] : p["outcomes"].items()) {
+      outcomes += (outcomes.empty() ? "" : ", ") + k + " " + std::to_string(v.get<size_t>());
+      if (k == "Succeeded") succeeded = v.get<size_t>();
+    }
+  }
+  if (!outcomes.empty()) std::printf("  pod outcomes: %s\n", outcomes.c_str());
+  std::printf("  utilisation: cpu %s, slots %s\n",
+              fmt_percent(s["utilization"]["cpu_mean"]).c_str(),
+              fmt_percent(s["utilization"]["slots_mean"]).c_str());
   if (s.contains("edge_ratio")) {
-    std::printf("  edge ratio: %.3f\n", s["edge_ratio"]["mean"].get<double>());
+    const Json& m = s["edge_ratio"]["mean"];
+    if (m.is_number()) {
+      std::printf("  edge ratio: %.3f\n", m.get<double>());
+    } else {
+      std::printf("  edge ratio: \u2014 (no pod of a tracked deployment was placed)\n");
+    }
+  }
+  if (jobs_done == 0 && succeeded == 0) {
+    std::printf(
+        "  finished nothing: no job completed and no pod succeeded, so there are no delays to "
+        "report%s\n",
+        count_of(p, "count") > 0 ? " (see the pod outcomes above and pods.csv)" : "");
   }
   if (s["incomplete"].get<bool>()) {
     std::printf("  incomplete: work was left that nothing could run (see pods.csv outcomes)\n");
@@ -170,25 +220,34 @@ int run_comparison(const std::vector<std::string>& profiles, const CompareRun& r
   std::vector<std::optional<Json>> finished(profiles.size());
   size_t printed = 0;
   std::function<void(const SweepStep&, const Json&)> print_in_order;
-  if (!f.quiet) {
+  if (!f.quiet && f.table()) {
     print_in_order = [&](const SweepStep& step, const Json& summary) {
       finished[step.index] = summary;
       for (; printed < finished.size() && finished[printed]; ++printed)
         print(printed, *finished[printed], dirs[printed]);
     };
   }
-  run_sweep(
+  const std::vector<Json> summaries = run_sweep(
       profiles.size(), jobs, [&](size_t i) { return run(i, dirs[i]); }, print_in_order);
   const std::string report = out + "/report.html";
-  report::write_run_report(dirs, report, title);
-  std::printf("report: %s\n", report.c_str());
+  report::write_run_report(dirs, report, title, f.baseline);
+  if (f.table()) {
+    std::printf("report: %s\n", report.c_str());
+  } else {
+    // The runs' summary.json documents, in the order of --profiles.
+    Json doc;
+    doc["report"] = report;
+    doc["runs"] = Json::array();
+    for (size_t i = 0; i < summaries.size(); ++i)
+      doc["runs"].push_back(Json{{"dir", dirs[i]}, {"summary", summaries[i]}});
+    print_document(doc, f.output);
+  }
   return 0;
 }
 
-// A comparison of policies on a scenario (each run parses its own copy of it).
-int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
-            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
-  const fw::PolicyRegistry reg = simulation_policies();
+// The policies of a comparison exist and the baseline is one of them (before any run starts).
+void check_profiles(const fw::PolicyRegistry& reg, const std::vector<std::string>& profiles,
+                    const RunFlags& f) {
   if (profiles.empty()) throw InputError("--profiles: expected at least one policy name");
   for (const std::string& p : profiles) {
     reject_architecture("--profiles", p);
@@ -197,6 +256,63 @@ int compare(const std::function<sim::Scenario()>& load, std::vector<std::string>
                        "; known policies:\n" + policy_list());
     }
   }
+  if (!f.baseline.empty() &&
+      std::find(profiles.begin(), profiles.end(), f.baseline) == profiles.end()) {
+    throw InputError("--baseline: \"" + f.baseline + "\" is not one of --profiles" +
+                     did_you_mean(f.baseline, profiles));
+  }
+}
+
+// `compare --seeds`: every profile on every seed (DIR/<profile>/seed-<n>/, on the sweep's thread
+// pool), then means with confidence intervals and paired comparisons against the first profile
+// (report/seed_comparison.h) in DIR/summary.json, DIR/report.html and on the terminal.
+int compare_seeds(const std::function<sim::Scenario()>& load,
+                  const std::vector<std::string>& profiles, const std::string& seed_list,
+                  const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+  const fw::PolicyRegistry reg = simulation_policies();
+  check_profiles(reg, profiles, f);
+  if (f.seed) throw InputError("--seed and --seeds: give one of them");
+  const std::vector<uint64_t> seeds = report::parse_seed_list(seed_list);
+  load();  // validate the scenario once, before any run starts
+  make_dirs(out);
+  clear_old_summary(out);
+  std::vector<std::string> dirs;
+  for (const std::string& p : profiles) {
+    for (uint64_t s : seeds) {
+      dirs.push_back(out + "/" + p + "/seed-" + std::to_string(s));
+      clear_old_summary(dirs.back());
+    }
+  }
+  const std::vector<Json> summaries = run_sweep(dirs.size(), jobs, [&](size_t i) {
+    RunFlags g = f;
+    g.seed = seeds[i % seeds.size()];
+    g.quiet = true;
+    const sim::Scenario sc = load();
+    return run_one(sc, reg, profiles[i / seeds.size()], g, false, dirs[i]);
+  });
+  report::SeedRuns runs;
+  runs.scenario = summaries.front()["scenario"].get<std::string>();
+  runs.profiles = profiles;
+  runs.seeds = seeds;
+  runs.summaries.resize(profiles.size());
+  for (size_t i = 0; i < summaries.size(); ++i)
+    runs.summaries[i / seeds.size()].push_back(summaries[i]);
+  report::Document doc(title + " over seeds");
+  report::add_seed_comparison(doc, runs);
+  const std::string html = out + "/report.html";
+  doc.write(html);
+  write_file_atomic(out + "/summary.json", report::seed_comparison_json(runs).dump(2) + "\n");
+  if (!f.quiet) std::printf("%s", report::seed_comparison_text(runs).c_str());
+  std::printf("wrote %s/summary.json, %s (runs in %s/<profile>/seed-<n>/)\n", out.c_str(),
+              html.c_str(), out.c_str());
+  return 0;
+}
+
+// A comparison of policies on a scenario (each run parses its own copy of it).
+int compare(const std::function<sim::Scenario()>& load, std::vector<std::string> profiles,
+            const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+  const fw::PolicyRegistry reg = simulation_policies();
+  check_profiles(reg, profiles, f);
   load();  // validate the scenario once, before any run starts
   return run_comparison(
       profiles,
@@ -290,7 +406,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->add_option("--workers", so->workers, "With --trace: number of one-slot workers");
   sim_app->add_option("--profile", so->profile,
                       "Scheduling policy to run (replaces the scenario's; default kube-default)");
-  sim_app->add_option("--out,-o", so->out, "Output directory");
+  sim_app->add_option("--out", so->out, "Output directory");
   sim_app->add_flag("--list-profiles", so->list,
                     "List the scheduling policies and federated architectures and exit");
   sim_app->add_option("--queue-mode", so->queue_mode,
@@ -301,52 +417,56 @@ void register_sim(CLI::App& root, CommandTable& table) {
   sim_app->footer(
       "Writes DIR/summary.json (last), jobs.csv, pods.csv, timeseries.csv and edge_ratio.csv "
       "(when the cluster has edge nodes). See docs/simulator.md.");
-  table.push_back({sim_app, [so] {
-                     const fw::PolicyRegistry reg = simulation_policies();
-                     if (so->list) {
-                       std::printf("%s", policies::name_list(true).c_str());
-                       return 0;
-                     }
-                     if (federated_sim_requested(so->federated)) {
-                       if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
-                           !so->queue_mode.empty()) {
-                         throw InputError(
-                             "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
-                             "configuration sets the workers): drop the scenario, --workers, "
-                             "--profile and --queue-mode");
-                       }
-                       if (!so->out.empty()) clear_old_summary(so->out);
-                       return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
-                                                so->flags.no_wall_clock, so->flags.quiet);
-                     }
-                     if (so->scenario.empty() == so->trace.empty()) {
-                       throw InputError("give a scenario file or --trace FILE (one of them)");
-                     }
-                     if (!so->trace.empty() && so->workers <= 0) {
-                       throw InputError("--trace needs --workers N (a positive number)");
-                     }
-                     if (so->out.empty()) throw InputError("--out DIR is required");
-                     if (!so->profile.empty()) reject_architecture("--profile", so->profile);
-                     if (!so->profile.empty() && !reg.has(so->profile)) {
-                       throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
-                                        did_you_mean(so->profile, reg.names()) +
-                                        "; known policies:\n" + policy_list());
-                     }
-                     clear_old_summary(so->out);
-                     sim::Scenario sc = so->trace.empty()
-                                            ? sim::load_scenario(so->scenario)
-                                            : sim::trace_scenario(so->trace, so->workers);
-                     if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
-                     const Json s =
-                         run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
-                     if (!so->flags.quiet) print_summary(s, so->out);
-                     return 0;
-                   }});
+  table.push_back(
+      {sim_app, [so] {
+         const fw::PolicyRegistry reg = simulation_policies();
+         if (so->list) {
+           std::printf("%s", policies::name_list(true).c_str());
+           return 0;
+         }
+         if (federated_sim_requested(so->federated)) {
+           if (!so->scenario.empty() || so->workers > 0 || !so->profile.empty() ||
+               !so->queue_mode.empty()) {
+             throw InputError(
+                 "--cluster-config/--arch replay --trace with Megha or PigeonC (the "
+                 "configuration sets the workers): drop the scenario, --workers, "
+                 "--profile and --queue-mode");
+           }
+           if (!so->out.empty()) clear_old_summary(so->out);
+           return run_federated_sim(so->federated, so->trace, so->out, so->flags.seed,
+                                    so->flags.no_wall_clock, so->flags.quiet, so->flags.output);
+         }
+         if (so->scenario.empty() == so->trace.empty()) {
+           throw InputError("give a scenario file or --trace FILE (one of them)");
+         }
+         if (!so->trace.empty() && so->workers <= 0) {
+           throw InputError("--trace needs --workers N (a positive number)");
+         }
+         if (so->out.empty()) throw InputError("--out DIR is required");
+         if (!so->profile.empty()) reject_architecture("--profile", so->profile);
+         if (!so->profile.empty() && !reg.has(so->profile)) {
+           throw InputError("--profile: unknown policy \"" + so->profile + "\"" +
+                            did_you_mean(so->profile, reg.names()) + "; known policies:\n" +
+                            policy_list());
+         }
+         clear_old_summary(so->out);
+         sim::Scenario sc = so->trace.empty() ? sim::load_scenario(so->scenario)
+                                              : sim::trace_scenario(so->trace, so->workers);
+         if (!so->queue_mode.empty()) set_queue_mode(sc, so->profile, so->queue_mode);
+         const Json s = run_one(sc, reg, so->profile, so->flags, !so->flags.quiet, so->out);
+         if (!so->flags.table()) {
+           print_document(s, so->flags.output);
+         } else if (!so->flags.quiet) {
+           print_summary(s, so->out);
+         }
+         return 0;
+       }});
 
   // ---- orrery compare ----
   struct CompareOptions {
     std::string scenario, trace, profiles, out;
     std::vector<std::string> cluster_configs;
+    std::string seeds;
     int jobs = 0;  // the number of CPUs (core/sweep.h)
     RunFlags flags;
   };
@@ -365,15 +485,21 @@ void register_sim(CLI::App& root, CommandTable& table) {
                   "Comma-separated policy names; with --trace also megha, pigeonc and their "
                   "variants (orrery sim --list-profiles)")
       ->required();
-  cmp->add_option("--out,-o", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
+  cmp->add_option("--out", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
       ->required();
   cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(cmp, &co->flags);
+  add_baseline_flag(cmp, &co->flags);
+  cmp->add_option("--seeds", co->seeds,
+                  "Run every profile on each seed (1..20, 1,2,5) and report means with 95% "
+                  "confidence intervals and a paired comparison against the first profile");
   table.push_back({cmp, [co] {
                      if (co->scenario.empty() == co->trace.empty()) {
                        throw InputError("give a scenario file or --trace FILE.tr (one of them)");
                      }
                      if (!co->trace.empty()) {
+                       if (!co->seeds.empty())
+                         throw InputError("--seeds: only with a scenario file, not --trace");
                        return compare_trace(co->trace, co->cluster_configs,
                                             split_list(co->profiles), co->flags, co->out, co->jobs);
                      }
@@ -383,6 +509,11 @@ void register_sim(CLI::App& root, CommandTable& table) {
                            "describes its own cluster)");
                      }
                      const std::string path = co->scenario;
+                     if (!co->seeds.empty()) {
+                       return compare_seeds([path] { return sim::load_scenario(path); },
+                                            split_list(co->profiles), co->seeds, co->flags, co->out,
+                                            co->jobs, "orrery compare: " + path);
+                     }
                      return compare([path] { return sim::load_scenario(path); },
                                     split_list(co->profiles), co->flags, co->out, co->jobs,
                                     "orrery compare: " + path);
@@ -397,9 +528,10 @@ void register_sim(CLI::App& root, CommandTable& table) {
   auto dopt = std::make_shared<DemoOptions>();
   CLI::App* demo = root.add_subcommand(
       "demo", "Run the bundled demo scenario under the available policies and write a report");
-  demo->add_option("--out,-o", dopt->out, "Output directory (default out/demo)");
+  demo->add_option("--out", dopt->out, "Output directory (default out/demo)");
   demo->add_option("--jobs,-j", dopt->jobs, "Runs in parallel (default: the number of CPUs)");
   add_run_flags(demo, &dopt->flags);
+  add_baseline_flag(demo, &dopt->flags);
   demo->footer("The scenario is scenarios/demo.yaml, compiled into the binary.");
   table.push_back(
       {demo, [dopt] {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/version_info.h"
 
 namespace orrery::cli {
@@ -13,8 +14,18 @@ std::string version_text() {
 
 void register_version(CLI::App& root, CommandTable& table) {
   CLI::App* app = root.add_subcommand("version", "Print the orrery version and build information");
-  table.push_back({app, [] {
-                     std::cout << version_text();
+  auto output = std::make_shared<std::string>("table");
+  add_output_option(app, output.get());
+  table.push_back({app, [output] {
+                     if (*output == "table") {
+                       std::cout << version_text();
+                     } else {
+                       print_document(Json{{"version", kVersion},
+                                           {"commit", kCommit},
+                                           {"compiler", kCompiler},
+                                           {"build_type", kBuildType}},
+                                      *output);
+                     }
                      return 0;
                    }});
 }

@@ -31,6 +31,7 @@ std::string version_text();
 void register_schedule(CLI::App& root, CommandTable& table);
 void register_explain(CLI::App& root, CommandTable& table);  // cmd_explain.cc
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
+void register_optpack(CLI::App& root, CommandTable& table);  // solve, repro optpack
 void register_report(CLI::App& root, CommandTable& table);
 void register_federated(CLI::App& root, CommandTable& table);
 void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
@@ -40,6 +41,9 @@ void register_kubcg(CLI::App& root, CommandTable& table);    // repro kubcg
 void register_carico(CLI::App& root, CommandTable& table);
 // `orrery serve` (scheduler, extender) and `orrery snapshot` (cmd_serve.cc).
 void register_serve(CLI::App& root, CommandTable& table);
+// `orrery completion bash|zsh` (cmd_completion.cc); register it last: it reads the whole tree
+// when it runs.
+void register_completion(CLI::App& root, CommandTable& table);
 
 // `orrery sim --trace T --cluster-config C --arch megha|pigeonc ...` (cmd_federated.cc): the
 // options cmd_sim.cc adds to `orrery sim`, and the run they request.
@@ -55,7 +59,7 @@ void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* flags);
 bool federated_sim_requested(const FederatedSimFlags& flags);
 int run_federated_sim(const FederatedSimFlags& flags, const std::string& trace,
                       const std::string& out, std::optional<uint64_t> seed, bool no_wall_clock,
-                      bool quiet);
+                      bool quiet, const std::string& output);
 // The lines `orrery sim --arch` prints about a finished Megha/PigeonC run written to `dir`.
 void print_federated_summary(const Json& summary, const std::string& dir);
 

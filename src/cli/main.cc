@@ -26,9 +26,10 @@ using Registration = void (*)(CLI::App&, CommandTable&);
 const Registration kRegistrations[] = {
     register_version,   register_report, register_schedule, register_explain,
     register_federated, register_sim,    register_kubedsm,
-    register_history,   register_kubcg,
+    register_history,   register_kubcg,  register_optpack,
     register_carico,
     register_serve,
+    register_completion,
 };
 
 // The first word is a command: an unknown one is an error with the closest command's name.

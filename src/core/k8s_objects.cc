@@ -10,6 +10,9 @@
 #include "core/error.h"
 #include "core/json_items.h"
 #include "core/k8s_api_objects.h"
+#include "core/k8s_names.h"
+#include "core/limits.h"
+#include "core/suggest.h"
 #include "core/yaml_util.h"
 
 namespace orrery {
@@ -22,6 +25,11 @@ std::string read_text_file(const std::string& path) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && size > 0 && std::filesystem::is_regular_file(path, ec)) {
+    if (size > static_cast<uint64_t>(input_limits().file_bytes)) {
+      throw InputError(path + ": " +
+                       over_limit("the file's size", static_cast<double>(size),
+                                  input_limits().file_bytes, "bytes"));
+    }
     // Straight into the string: a stringstream would hold a second copy of a big snapshot.
     std::string text(size, '\0');
     in.read(text.data(), static_cast<std::streamsize>(size));
@@ -46,13 +54,28 @@ void read_labels(const Ctx& c, LabelSet* out) {
   }
 }
 
+// Which resource names a resource list may hold (core/k8s_names.h).
+enum class ResourceNames : uint8_t {
+  kContainer,  // requests, limits, overhead: validateContainerResourceName (an error upstream)
+  kNode,       // node capacity/allocatable: not checked by the API server, so a warning
+};
+
 // A resource list ("requests: {cpu: 500m, memory: 1Gi}"). Sets `set_mask` bits for given keys.
-Resources read_resource_list(const Ctx& c, uint32_t* set_mask = nullptr) {
+// For node lists, the first badly named resource is described in `*warning` (when empty).
+Resources read_resource_list(const Ctx& c, ResourceNames names, uint32_t* set_mask = nullptr,
+                             std::string* warning = nullptr) {
   Resources r;
   if (!c.defined()) return r;
   c.expect_map();
   for (const std::string& name : c.keys()) {
     Ctx v = c.child(name);
+    if (names == ResourceNames::kContainer) {
+      const std::string bad = container_resource_name_error(name);
+      if (!bad.empty()) v.fail(bad + did_you_mean(name, well_known_resource_names()));
+    } else if (warning && warning->empty()) {
+      const std::string bad = node_resource_name_error(name);
+      if (!bad.empty()) *warning = v.where() + ": " + bad;
+    }
     ResourceId id;
     try {
       id = resource_id(name);
@@ -76,7 +99,7 @@ Resources read_pod_level_list(const Ctx& c, uint32_t* set_mask) {
       }
     }
   }
-  return read_resource_list(c, set_mask);
+  return read_resource_list(c, ResourceNames::kContainer, set_mask);
 }
 
 Taint read_taint(const Ctx& c) {
@@ -273,44 +296,14 @@ NodeAffinity read_node_affinity(const Ctx& c) {
 
 // k8s.io/apimachinery validation.IsValidLabelValue / IsQualifiedName (the checks
 // metav1.LabelSelectorAsSelector applies, so kube-scheduler's PreFilter would reject the pod).
-bool alnum(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-}
-bool label_name_ok(std::string_view s) {  // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], <= 63
-  if (s.size() > 63) return false;
-  if (s.empty()) return true;
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  for (char ch : s)
-    if (!alnum(ch) && ch != '-' && ch != '_' && ch != '.') return false;
-  return true;
-}
-bool dns_subdomain_ok(std::string_view s) {  // lowercase RFC 1123 subdomain, <= 253
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find('.', start);
-    if (end == std::string_view::npos) end = s.size();
-    std::string_view part = s.substr(start, end - start);
-    if (part.empty() || part.size() > 63 || part.front() == '-' || part.back() == '-') return false;
-    for (char ch : part)
-      if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
-    start = end + 1;
-  }
-  return true;
-}
 void check_label_value(const Ctx& c, const std::string& v) {
-  if (label_name_ok(v)) return;
+  if (is_qualified_name_part(v)) return;
   c.fail("invalid label value \"" + v +
          "\": a valid label must be an empty string or consist of alphanumeric characters, '-', "
          "'_' or '.', and must start and end with an alphanumeric character (at most 63)");
 }
 void check_label_key(const Ctx& c, const std::string& k) {
-  const size_t slash = k.find('/');
-  const std::string_view name =
-      slash == std::string::npos ? std::string_view(k) : std::string_view(k).substr(slash + 1);
-  const bool prefix_ok =
-      slash == std::string::npos || dns_subdomain_ok(std::string_view(k).substr(0, slash));
-  if (!name.empty() && label_name_ok(name) && prefix_ok) return;
+  if (is_qualified_name(k)) return;
   c.fail("invalid label key \"" + k +
          "\": expected an optional DNS subdomain prefix and '/', then a name of alphanumeric "
          "characters, '-', '_' or '.' that starts and ends with an alphanumeric character (at "
@@ -534,9 +527,10 @@ Container read_container(const Ctx& c, bool init, bool host_network) {
   Ctx res = c.child("resources");
   if (res.defined()) {
     res.expect_map();
-    k.requests = read_resource_list(res.child("requests"), &k.requests_set);
+    k.requests =
+        read_resource_list(res.child("requests"), ResourceNames::kContainer, &k.requests_set);
     uint32_t limits_set = 0;
-    k.limits = read_resource_list(res.child("limits"), &limits_set);
+    k.limits = read_resource_list(res.child("limits"), ResourceNames::kContainer, &limits_set);
     // API defaulting: a limit without a request sets the request.
     for (int r = 0; r < kMaxResources; ++r) {
       if ((limits_set & (1u << r)) && !(k.requests_set & (1u << r))) {
@@ -616,7 +610,7 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   const bool host_network = c.bool_or("hostNetwork", false);
   s.containers = read_containers(c.child("containers"), false, host_network);
   s.init_containers = read_containers(c.child("initContainers"), true, host_network);
-  s.overhead = read_resource_list(c.child("overhead"), &s.overhead_set);
+  s.overhead = read_resource_list(c.child("overhead"), ResourceNames::kContainer, &s.overhead_set);
   Ctx pod_res = c.child("resources");
   if (pod_res.defined()) {  // pod-level resources (PodLevelResources)
     pod_res.expect_map();
@@ -675,7 +669,8 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   return s;
 }
 
-Node read_node(const Ctx& c) {
+// `*warning` (when not null and empty) gets the first doubtful resource name.
+Node read_node(const Ctx& c, std::string* warning = nullptr) {
   c.expect_map();
   Node n;
   Ctx meta = c.child("metadata");
@@ -703,9 +698,12 @@ Node read_node(const Ctx& c) {
   bool has_alloc = false;
   if (status.defined()) {
     status.expect_map();
-    n.capacity = read_resource_list(status.child("capacity"));
+    n.capacity =
+        read_resource_list(status.child("capacity"), ResourceNames::kNode, nullptr, warning);
     has_alloc = status.has("allocatable");
-    n.allocatable = has_alloc ? read_resource_list(status.child("allocatable")) : n.capacity;
+    n.allocatable = has_alloc ? read_resource_list(status.child("allocatable"),
+                                                   ResourceNames::kNode, nullptr, warning)
+                              : n.capacity;
   }
   if (status.defined() && status.has("images")) {
     Ctx images = status.child("images");
@@ -860,8 +858,16 @@ struct Reader {
       const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
       for (size_t i = 0; i < items.size(); ++i) object(items.item(i), item_kind);
     } else if (kind == "Node") {
-      out.nodes.push_back(read_node(c));
+      if (static_cast<int64_t>(out.nodes.size()) >= input_limits().nodes) {
+        c.fail(over_limit("too many nodes", static_cast<double>(out.nodes.size()) + 1,
+                          input_limits().nodes, "nodes"));
+      }
+      out.nodes.push_back(read_node(c, &out.doubtful_resource_name));
     } else if (kind == "Pod") {
+      if (static_cast<int64_t>(pods.size()) >= input_limits().pods) {
+        c.fail(over_limit("too many pods", static_cast<double>(pods.size()) + 1,
+                          input_limits().pods, "pods"));
+      }
       pod(c);
     } else if (kind == "PriorityClass") {
       priority_class(c);
@@ -1084,6 +1090,9 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
   if (into.labelled_namespace_selector.empty()) {
     into.labelled_namespace_selector = std::move(from.labelled_namespace_selector);
   }
+  if (into.doubtful_resource_name.empty()) {
+    into.doubtful_resource_name = std::move(from.doubtful_resource_name);
+  }
   for (auto& [k, v] : from.ignored_kinds) into.ignored_kinds[k] += v;
   for (Unmodelled& u : from.unmodelled) {
     auto it = std::find_if(into.unmodelled.begin(), into.unmodelled.end(),
@@ -1229,6 +1238,10 @@ std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
                   ": namespaceSelector names namespace labels, but the input has no Namespace "
                   "objects: every namespace is taken to have no labels (add them, e.g. kubectl "
                   "get namespaces -o yaml)");
+  }
+  if (!objects.doubtful_resource_name.empty()) {
+    out.push_back(objects.doubtful_resource_name +
+                  " (the node offers it, but no pod can request a resource of that name)");
   }
   volume_warnings(objects, &out);
   // Pod affinity terms naming a namespace that nothing in the input has (no Namespace object,

@@ -71,6 +71,9 @@ struct K8sObjects {
   // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
   // or "" (see k8s_warnings).
   std::string labelled_namespace_selector;
+  // "FILE:LINE: path: ..." of the first node resource whose name no pod could request
+  // (core/k8s_names.h), or "" (see k8s_warnings).
+  std::string doubtful_resource_name;
   // Fields and objects not modelled, in the order first seen (collected while reading).
   std::vector<Unmodelled> unmodelled;
 };
@@ -93,10 +96,11 @@ ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* 
 // Warnings about the (merged) objects, one line per kind of problem with a count and the first
 // example: fields and objects not modelled that can change decisions (K8sObjects::unmodelled), a
 // namespaceSelector that names labels while the input has no Namespace objects (every namespace
-// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find); pods
-// whose volumes need objects the input lacks (a claim, its PersistentVolume or StorageClass;
-// CSINodes), PodDisruptionBudgets without a status, in-tree volume sources (not translated to
-// CSI), pod affinity terms naming namespaces absent from the input.
+// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find), a node
+// resource name that is neither standard nor a domain-prefixed extended resource; pods whose
+// volumes need objects the input lacks (a claim, its PersistentVolume or StorageClass; CSINodes),
+// PodDisruptionBudgets without a status, in-tree volume sources (not translated to CSI), pod
+// affinity terms naming namespaces absent from the input.
 std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -9,14 +10,18 @@
 
 namespace orrery {
 
+// The value of a statistic that does not exist (of an empty set).
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
 // Percentile p in [0, 100] of sorted values, interpolating linearly between the closest ranks
 // (numpy.percentile's default). NaN for an empty input.
 double percentile_sorted(const std::vector<double>& sorted, double p);
 
-// Count, mean and percentiles of a sample (all 0 for an empty one).
+// Count, mean and percentiles of a sample. The statistics of an empty sample are NaN (written as
+// null in JSON, number_or_null in core/json.h, and "—" in tables): an empty set has no median.
 struct Stats {
   size_t count = 0;
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  double mean = kNoValue, p50 = kNoValue, p90 = kNoValue, p99 = kNoValue, max = kNoValue;
 };
 Stats summarize(std::vector<double> values);
 

@@ -121,6 +121,30 @@ bool Ctx::bool_or(const std::string& key, bool def) const {
   return has(key) ? child(key).boolean() : def;
 }
 
+void check_unique_keys(const Ctx& c) {
+  if (!c.node.IsDefined()) return;
+  if (c.node.IsSequence()) {
+    for (size_t i = 0; i < c.node.size(); ++i) check_unique_keys(c.item(i));
+    return;
+  }
+  if (!c.node.IsMap()) return;
+  std::vector<std::pair<std::string, int>> seen;  // key, line; small maps: a linear scan
+  for (auto it = c.node.begin(); it != c.node.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
+    const int line =
+        it->first.Mark().is_null() ? c.line() : it->first.Mark().line + 1 + c.line_offset;
+    for (const auto& [k, first_line] : seen) {
+      if (k == key) {
+        throw InputError(error_location(c.file, line, c.path.empty() ? key : c.path + "." + key) +
+                         ": duplicate key \"" + key + "\" (first given at line " +
+                         std::to_string(first_line) + ")");
+      }
+    }
+    seen.emplace_back(key, line);
+  }
+  for (const auto& [k, line] : seen) check_unique_keys(c.child(k));
+}
+
 namespace {
 
 // Walks the documents with yaml-cpp's event parser, building nothing, to catch input on which

@@ -51,6 +51,11 @@ struct Ctx {
   bool bool_or(const std::string& key, bool def) const;
 };
 
+// Duplicate keys are errors: yaml-cpp keeps both pairs and lookups find the first, so the second
+// would be silently ignored. Checks every mapping under `c`; the error names the second key's
+// line and the first's ("FILE:12: a.b: duplicate key \"b\" (first given at line 9)").
+void check_unique_keys(const Ctx& c);
+
 // Parses all documents of a YAML/JSON text; throws InputError "SOURCE:LINE: ..." on syntax errors.
 std::vector<YAML::Node> parse_documents(const std::string& text, const std::string& source);
 // Exactly one document.

@@ -33,10 +33,15 @@ Json PolicyStats::summary(bool wall_clock) const {
     }
   }
   Stats s = summarize(std::move(us));
+  // Per-decision statistics of no decision are null; measured-away wall time is 0.
+  auto per_decision = [&](double v) {
+    if (wall_ns_.empty()) return Json(nullptr);
+    return wall_clock ? number_or_null(v) : Json(0.0);
+  };
   out["wall_total_s"] = total;
-  out["wall_per_decision_mean_us"] = s.mean;
-  out["wall_per_decision_p50_us"] = s.p50;
-  out["wall_per_decision_p99_us"] = s.p99;
+  out["wall_per_decision_mean_us"] = per_decision(s.mean);
+  out["wall_per_decision_p50_us"] = per_decision(s.p50);
+  out["wall_per_decision_p99_us"] = per_decision(s.p99);
   for (const auto& [k, v] : counters_) out[k] = v;
   return out;
 }

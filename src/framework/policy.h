@@ -44,7 +44,7 @@ class PolicyStats {
   const std::map<std::string, int64_t>& counters() const { return counters_; }
   // {"decisions","scheduled","failed_attempts","wall_total_s","wall_per_decision_mean_us",
   //  "wall_per_decision_p50_us","wall_per_decision_p99_us", counters...}; wall fields are 0 when
-  // `wall_clock` is false.
+  // `wall_clock` is false; the per-decision ones are null when there was no decision.
   Json summary(bool wall_clock) const;
 
  private:

@@ -6,6 +6,7 @@
 #include "policies/kube/policies.h"
 #include "policies/kubcg/policy.h"
 #include "policies/kubedsm/policy.h"
+#include "policies/optpack/policy.h"
 
 namespace orrery::policies {
 
@@ -13,6 +14,7 @@ fw::PolicyRegistry catalog() {
   fw::PolicyRegistry r;
   kube::register_policies(r);
   kubedsm::register_policies(r);
+  optpack::register_policies(r);
   baselines::register_policies(r);
   kubcg::register_policies(r);
   carico::register_policies(r);

@@ -143,19 +143,23 @@ std::string render_svg(const LineChart& chart, const std::string& id) {
       yr.add(at(s.y_hi, i), chart.y.log);
     }
   }
-  Scale xs(chart.x, xr.lo, xr.hi, 0, 1);
-  Scale ys(chart.y, yr.lo, yr.hi, 1, 0, 5);
+  // Fewer ticks on small panels, so their labels do not run into each other.
+  const bool small = chart.width < 400;
+  Scale xs(chart.x, xr.lo, xr.hi, 0, 1, small ? 3 : 6);
+  Scale ys(chart.y, yr.lo, yr.hi, 1, 0, small ? 4 : 5);
   const bool markers = chart.style == LineStyle::kPoints || chart.style == LineStyle::kLinePoints;
   const bool lines = chart.style != LineStyle::kPoints;
 
   FrameSpec spec = frame_spec(id, chart.title, chart.x.label, chart.y.label,
                               clamp_footnote(xr.nonpositive + yr.nonpositive));
-  for (size_t i = 0; i < chart.series.size(); ++i)
-    spec.legend.push_back({markers ? LegendEntry::kMarker : LegendEntry::kLine,
-                           chart.series[i].name, series_color(i), series_dash(i),
-                           series_summary(chart.series[i], chart.y)});
+  if (chart.legend) {
+    for (size_t i = 0; i < chart.series.size(); ++i)
+      spec.legend.push_back({markers ? LegendEntry::kMarker : LegendEntry::kLine,
+                             chart.series[i].name, series_color(i), series_dash(i),
+                             series_summary(chart.series[i], chart.y)});
+  }
   spec.y_tick_labels = labels_of(ys);
-  const Layout lay = detail::layout(spec);
+  const Layout lay = detail::layout(spec, chart.width, chart.height);
   xs.set_pixels(lay.left, lay.right);
   ys.set_pixels(lay.bottom, lay.top);
 
@@ -166,7 +170,7 @@ std::string render_svg(const LineChart& chart, const std::string& id) {
   bool any = false;
   for (size_t si = 0; si < chart.series.size(); ++si) {
     const Series& s = chart.series[si];
-    const char* color = series_color(si);
+    const char* color = chart.color.empty() ? series_color(si) : chart.color.c_str();
     const size_t n = std::min(s.x.size(), s.y.size());
     svg.open_group("series", series_summary(s, chart.y));
     if (lines) {
@@ -225,8 +229,18 @@ std::string render_svg(const LineChart& chart, const std::string& id) {
 std::string render_svg(const CdfChart& chart, const std::string& id) {
   struct Prepared {
     std::vector<CdfPoint> points;
-    size_t n = 0;
+    size_t n = 0, censored = 0;
+    double scale = 1;  // fraction of all items that have a value
     double p50 = kNaN, p90 = kNaN, p99 = kNaN, max = kNaN;
+  };
+  // Percentile q (0..1) of all n + censored items, the censored ones above every value: NaN
+  // when it falls among the censored items.
+  auto censored_percentile = [](const std::vector<double>& sorted, size_t censored, double q) {
+    if (sorted.empty()) return kNaN;
+    const double total = static_cast<double>(sorted.size() + censored);
+    const double within = q * total / static_cast<double>(sorted.size());
+    if (censored == 0) return percentile_sorted(sorted, 100 * q);
+    return within <= 1 ? percentile_sorted(sorted, 100 * within) : kNaN;
   };
   std::vector<Prepared> prepared;
   Range xr;
@@ -239,10 +253,13 @@ std::string render_svg(const CdfChart& chart, const std::string& id) {
     if (!std::is_sorted(sorted.begin(), sorted.end())) std::sort(sorted.begin(), sorted.end());
     Prepared p;
     p.n = sorted.size();
+    p.censored = d.censored;
+    if (p.n + p.censored > 0)
+      p.scale = static_cast<double>(p.n) / static_cast<double>(p.n + p.censored);
     if (!sorted.empty()) {
-      p.p50 = percentile_sorted(sorted, 50);
-      p.p90 = percentile_sorted(sorted, 90);
-      p.p99 = percentile_sorted(sorted, 99);
+      p.p50 = censored_percentile(sorted, p.censored, 0.5);
+      p.p90 = censored_percentile(sorted, p.censored, 0.9);
+      p.p99 = censored_percentile(sorted, p.censored, 0.99);
       p.max = sorted.back();
       // Only the extremes matter for the range; a log axis starts at the smallest positive one.
       if (chart.x.log) {
@@ -261,19 +278,40 @@ std::string render_svg(const CdfChart& chart, const std::string& id) {
   Scale xs(chart.x, xr.lo, xr.hi, 0, 1);
   Scale ys(yaxis, 0, 1, 1, 0, 5);
 
+  // "kube-binpack (4 unfinished)": the legend carries what the curve leaves out.
+  auto legend_name = [&](size_t i) {
+    const Distribution& d = chart.series[i];
+    if (d.censored == 0) return d.name;
+    return d.name + " (" + format_value(static_cast<double>(d.censored)) + " " + d.censored_what +
+           ")";
+  };
+  auto percentile_text = [&](double v) {
+    return std::isfinite(v) ? format_value(v, chart.x.format) : std::string("not reached");
+  };
   auto summary = [&](size_t i) {
     const Prepared& p = prepared[i];
     const Format f = chart.x.format;
-    if (p.n == 0) return chart.series[i].name + ": no data";
-    return chart.series[i].name + ": n = " + format_value(static_cast<double>(p.n)) +
-           ", p50 = " + format_value(p.p50, f) + ", p90 = " + format_value(p.p90, f) +
-           ", p99 = " + format_value(p.p99, f) + ", max = " + format_value(p.max, f);
+    std::string censored;
+    if (p.censored > 0)
+      censored = ", " + format_value(static_cast<double>(p.censored)) + " " +
+                 chart.series[i].censored_what + " (the curve stops at " +
+                 format_value(p.scale, Format::kPercent) + ")";
+    if (p.n == 0) return chart.series[i].name + ": no data" + censored;
+    return chart.series[i].name + ": n = " + format_value(static_cast<double>(p.n)) + censored +
+           ", p50 = " + percentile_text(p.p50) + ", p90 = " + percentile_text(p.p90) +
+           ", p99 = " + percentile_text(p.p99) + ", max = " + format_value(p.max, f);
   };
-  FrameSpec spec =
-      frame_spec(id, chart.title, chart.x.label, chart.y_label, clamp_footnote(xr.nonpositive));
+  size_t any_censored = 0;
+  for (const Prepared& p : prepared) any_censored += p.censored;
+  std::string footnote = clamp_footnote(xr.nonpositive);
+  if (any_censored > 0) {
+    footnote += (footnote.empty() ? "" : "; ") +
+                std::string("curves end below 1: items without a value (legend) rank above all");
+  }
+  FrameSpec spec = frame_spec(id, chart.title, chart.x.label, chart.y_label, footnote);
   for (size_t i = 0; i < chart.series.size(); ++i)
     spec.legend.push_back(
-        {LegendEntry::kLine, chart.series[i].name, series_color(i), series_dash(i), summary(i)});
+        {LegendEntry::kLine, legend_name(i), series_color(i), series_dash(i), summary(i)});
   spec.y_tick_labels = labels_of(ys);
   const Layout lay = detail::layout(spec);
   xs.set_pixels(lay.left, lay.right);
@@ -291,16 +329,19 @@ std::string render_svg(const CdfChart& chart, const std::string& id) {
     const char* color = series_color(si);
     svg.open_group("series", summary(si));
     // Step-after: the fraction jumps to f at each kept value and holds until the next one.
+    // Fractions are of all items, censored ones included, so the curve ends below 1.
     std::string d = "M" + c(xs(p.points[0].x)) + " " + c(ys(0));
-    for (const CdfPoint& pt : p.points) d += "H" + c(xs(pt.x)) + "V" + c(ys(pt.f));
+    for (const CdfPoint& pt : p.points) d += "H" + c(xs(pt.x)) + "V" + c(ys(pt.f * p.scale));
     d += "H" + c(lay.right);
     svg.path(d, color, 2, series_dash(si), "");
     const std::pair<const char*, double> marks[] = {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}};
     const double fractions[] = {0.5, 0.9, 0.99};
-    for (size_t k = 0; k < 3; ++k)
+    for (size_t k = 0; k < 3; ++k) {
+      if (!std::isfinite(marks[k].second)) continue;  // among the censored items
       svg.circle(xs(marks[k].second), ys(fractions[k]), 3, color,
                  chart.series[si].name + ": " + marks[k].first + " = " +
                      format_value(marks[k].second, chart.x.format));
+    }
     svg.close_group();
   }
   detail::end_plot(svg);
@@ -316,6 +357,14 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
       yr.add(at(s.value, g), chart.y.log);
       yr.add(at(s.lo, g), chart.y.log);
       yr.add(at(s.hi, g), chart.y.log);
+    }
+  }
+  if (chart.stacked) {
+    for (size_t g = 0; g < chart.groups.size(); ++g) {
+      double total = 0;
+      for (const BarSeries& s : chart.series)
+        if (std::isfinite(at(s.value, g))) total += at(s.value, g);
+      yr.add(total, false);
     }
   }
   Axis yaxis = chart.y;
@@ -356,7 +405,9 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
   svg.close_group();
   detail::begin_plot(svg, spec, lay);
   const double inner = gw * 0.8;
-  const double bw = inner / static_cast<double>(std::max<size_t>(1, chart.series.size()));
+  const double bw =
+      chart.stacked ? inner : inner / static_cast<double>(std::max<size_t>(1, chart.series.size()));
+  std::vector<double> base(chart.groups.size(), 0.0);  // stacked: top of the bars so far
   bool any = false;
   for (size_t si = 0; si < chart.series.size(); ++si) {
     const BarSeries& s = chart.series[si];
@@ -367,6 +418,15 @@ std::string render_svg(const BarChart& chart, const std::string& id) {
       if (!std::isfinite(v)) continue;
       any = true;
       const double lo = at(s.lo, g), hi = at(s.hi, g);
+      if (chart.stacked) {
+        const double x0 = lay.left + static_cast<double>(g) * gw + (gw - inner) / 2;
+        const double y0 = ys(base[g]), y1 = ys(base[g] + v);
+        base[g] += v;
+        svg.rect(
+            x0 + bw * 0.05, std::min(y0, y1), bw * 0.9, std::fabs(y1 - y0), color,
+            chart.groups[g] + " \u2014 " + s.name + ": " + with_error(v, NAN, NAN, chart.y.format));
+        continue;
+      }
       const double x0 =
           lay.left + static_cast<double>(g) * gw + (gw - inner) / 2 + static_cast<double>(si) * bw;
       const double y0 = ys(0), y1 = ys(v);

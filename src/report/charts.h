@@ -34,16 +34,29 @@ struct LineChart {
   Axis x, y;
   LineStyle style = LineStyle::kLine;
   std::vector<Series> series;
+  // Size in pixels (small multiples use smaller ones) and whether to draw the legend (a panel
+  // of one series says what it shows in its title). `color` overrides the palette for every
+  // series (a panel keeps the colour its run has elsewhere in the report).
+  double width = 720, height = 400;
+  bool legend = true;
+  std::string color;
 };
 
-// A named sample whose empirical CDF is drawn.
+// A named sample whose empirical CDF is drawn. `censored` items belong to the sample but have no
+// value (jobs unfinished, pods never bound when the run ended): the curve is the fraction of all
+// items, so it stops below 1 at (values / (values + censored)), and the legend says how many
+// were `censored_what` ("unfinished", "never bound").
 struct Distribution {
   std::string name;
   std::vector<double> values;  // any order; NaN and infinities are ignored
+  size_t censored = 0;
+  std::string censored_what = "unfinished";
 };
 
 // Overlaid empirical CDFs, downsampled to a bounded size with exact tails (see cdf_points).
-// Percentile markers (p50, p90, p99) carry tooltips with the exact numpy-style values.
+// Percentile markers (p50, p90, p99) carry tooltips with the exact numpy-style values; with
+// censored items they are percentiles of all items (censored ones counted as larger than every
+// value), and a percentile the curve never reaches has no marker.
 struct CdfChart {
   std::string title;
   Axis x;  // the values' axis; set x.log for data spanning decades (non-positive values are
@@ -68,6 +81,9 @@ struct BarChart {
   Axis y;
   std::vector<std::string> groups;
   std::vector<BarSeries> series;
+  // One bar per group with the series stacked bottom to top (shares of a whole, e.g. instance
+  // categories); error bars are not drawn.
+  bool stacked = false;
 };
 
 // Mean and error-bar bounds of repeated measurements (e.g. one value per seed).

@@ -28,8 +28,13 @@ svg .series:hover rect { opacity: 0.8; }
 table { border-collapse: collapse; font-size: 0.92rem; }
 caption { text-align: left; font-weight: 600; padding: 0 0 0.35rem; }
 th, td { padding: 0.3rem 0.7rem; border-bottom: 1px solid #e4e4e4; text-align: left;
-  white-space: nowrap; }
-thead th { border-bottom: 2px solid #bbb; background: #fafafa; }
+  white-space: nowrap; vertical-align: top; }
+td:not(.num) { white-space: normal; overflow-wrap: break-word; min-width: 6rem;
+  max-width: 36rem; }
+thead th { border-bottom: 2px solid #bbb; background: #fafafa; white-space: normal;
+  vertical-align: bottom; }
+td.best { font-weight: 700; background: #e3f2e1; }
+td .note { font-size: 0.8rem; font-weight: 400; color: #666; }
 tbody tr:nth-child(even) { background: #fafafa; }
 tbody th { font-weight: 600; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }

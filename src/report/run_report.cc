@@ -11,6 +11,8 @@
 
 #include "core/error.h"
 #include "report/csv.h"
+#include "report/metrics.h"
+#include "report/run_sections.h"
 #include "report/sampling.h"
 
 namespace orrery::report {
@@ -183,18 +185,27 @@ Cell json_cell(const std::string& key, const Json& v) {
   return Cell(v.dump());
 }
 
-// One CDF chart over the runs that have the sample (empty ones are left out).
+// What a CDF shows of a run: its values and the items that never got one.
+struct CdfSample {
+  const std::vector<double>& (*values)(const RunData&);
+  size_t (*censored)(const RunData&);
+  const char* censored_what;  // "unfinished", "never bound"
+};
+
+// One CDF chart over the runs that have the sample (empty ones are left out). Censored items
+// keep the curve below 1 and are counted in the legend.
 void cdf_chart(Document& doc, const std::vector<RunData>& runs, const std::string& title,
-               const std::string& axis_label, const std::vector<double>& (*sample)(const RunData&),
-               bool (*has)(const RunData&), const std::string& caption) {
+               const std::string& axis_label, const CdfSample& sample, bool (*has)(const RunData&),
+               const std::string& caption) {
   CdfChart c;
   c.title = title;
   std::vector<const std::vector<double>*> all;
   for (const RunData& r : runs)
-    if (has(r)) all.push_back(&sample(r));
+    if (has(r)) all.push_back(&sample.values(r));
   c.x = Axis{axis_label, Format::kSeconds, wants_log(all)};
   for (const RunData& r : runs)
-    if (has(r)) c.series.push_back({r.label, sample(r)});
+    if (has(r))
+      c.series.push_back({r.label, sample.values(r), sample.censored(r), sample.censored_what});
   doc.chart(c, caption);
 }
 
@@ -211,8 +222,8 @@ std::vector<Cell> dist_row(const std::string& label, const Dist& d) {
 }
 
 // The files a run directory may hold, in the order load_run() reads them.
-const char* const kRunFiles[] = {"summary.json", "jobs.csv", "pods.csv", "timeseries.csv",
-                                 "edge_ratio.csv"};
+const char* const kRunFiles[] = {"summary.json", "setup.json",     "jobs.csv",
+                                 "pods.csv",     "timeseries.csv", "edge_ratio.csv"};
 
 bool has_file(const RunData& r, const std::string& file) {
   return std::find(r.files.begin(), r.files.end(), file) != r.files.end();
@@ -241,12 +252,13 @@ void missing_note(Document& doc, const std::vector<RunData>& runs, const std::st
 void runs_section(Document& doc, const std::vector<RunData>& runs) {
   doc.section("Runs");
   Table t;
-  t.columns = {"run", "directory", "files"};
+  // Labels leave out what all runs share; the table says it in full.
+  t.columns = {"run", "scenario", "policy", "seed", "directory", "files"};
   t.row_headers = true;
   for (const RunData& r : runs) {
     std::string files;
     for (const std::string& f : r.files) files += (files.empty() ? "" : ", ") + f;
-    t.add_row({r.label, r.dir, files});
+    t.add_row({r.label, r.scenario, r.policy, r.seed, r.dir, files});
   }
   doc.table(t);
   std::string missing;
@@ -311,13 +323,18 @@ void jobs_section(Document& doc, const std::vector<RunData>& runs) {
   for (const RunData& r : runs)
     if (r.has_jobs) t.add_row(dist_row(r.label, describe(r.job_delay_s)));
   doc.table(t);
+  const auto unfinished_jobs = [](const RunData& r) { return r.jobs_censored; };
   cdf_chart(
       doc, runs, "CDF of job delay", "job delay",
-      [](const RunData& r) -> const std::vector<double>& { return r.job_delay_s; },
-      [](const RunData& r) { return r.has_jobs; }, "Further left is better.");
+      {[](const RunData& r) -> const std::vector<double>& { return r.job_delay_s; },
+       unfinished_jobs, "unfinished"},
+      [](const RunData& r) { return r.has_jobs; },
+      "Further left and higher is better. Fractions are of all jobs: unfinished or failed jobs "
+      "have no delay, so a curve that stops below 1 left work undone.");
   cdf_chart(
       doc, runs, "CDF of job response time", "JRT",
-      [](const RunData& r) -> const std::vector<double>& { return r.job_jrt_s; },
+      {[](const RunData& r) -> const std::vector<double>& { return r.job_jrt_s; }, unfinished_jobs,
+       "unfinished"},
       [](const RunData& r) { return !r.job_jrt_s.empty(); }, "");
 
   // Short/long split (PigeonC's classes) when a run has both.
@@ -354,28 +371,39 @@ void pods_section(Document& doc, const std::vector<RunData>& runs) {
   doc.paragraph(
       "Pending time = creation to binding (queue wait and scheduling); running time "
       "(PCT) = running to finished. Pods never bound have no pending time and are "
-      "counted separately.");
+      "counted separately. Failures = pods OOM-killed, refused by the kubelet (OutOf…), "
+      "preempted, evicted or removed with their node; migrated = pods deleted to be moved "
+      "(outcome Migrated, as summary.json's pods.outcomes; KubeDSM's scheduler.migrations "
+      "counts only the moves whose plan completed). pods.csv's restarts and migrations columns "
+      "count a replica's history (like kubectl's RESTARTS), so the table shows their maximum, "
+      "not a sum.");
   missing_note(doc, runs, "pods.csv");
   Table t;
   t.caption = "Pending and running time";
   t.columns = {"run",         "pods",        "never bound", "pending p50",
                "pending p90", "pending p99", "pending max", "PCT mean",
-               "PCT p50",     "PCT p99",     "restarts",    "migrations"};
+               "PCT p99",     "failures",    "migrated",    "max restarts"};
   t.row_headers = true;
   std::set<std::string> outcomes, tiers;
   for (const RunData& r : runs) {
     if (!r.has_pods) continue;
     const Dist pend = describe(r.pod_pending_s), pct = describe(r.pod_pct_s);
-    double restarts = 0, migrations = 0;
+    // Counts of events from the outcomes (the same numbers as summary.json's pods.outcomes);
+    // the per-pod restarts column counts a replica's history, so it is not summed.
+    size_t failures = 0, migrated = 0;
+    for (const std::string& o : r.pod_outcome) {
+      failures += is_failure_outcome(o);
+      migrated += o == "Migrated";
+    }
+    double max_restarts = r.pod_restarts.empty() ? kNaN : 0;
     for (double v : r.pod_restarts)
-      if (std::isfinite(v)) restarts += v;
-    for (double v : r.pod_migrations)
-      if (std::isfinite(v)) migrations += v;
+      if (std::isfinite(v)) max_restarts = std::max(max_restarts, v);
     const Format s = Format::kSeconds;
+    const bool outcomes_known = !r.pod_outcome.empty();
     t.add_row({r.label, r.pods, r.pods_unbound, Cell(pend.p50, s), Cell(pend.p90, s),
-               Cell(pend.p99, s), Cell(pend.max, s), Cell(pct.mean, s), Cell(pct.p50, s),
-               Cell(pct.p99, s), r.pod_restarts.empty() ? Cell(kNaN) : Cell(restarts),
-               r.pod_migrations.empty() ? Cell(kNaN) : Cell(migrations)});
+               Cell(pend.p99, s), Cell(pend.max, s), Cell(pct.mean, s), Cell(pct.p99, s),
+               outcomes_known ? Cell(failures) : Cell(kNaN),
+               outcomes_known ? Cell(migrated) : Cell(kNaN), Cell(max_restarts)});
     outcomes.insert(r.pod_outcome.begin(), r.pod_outcome.end());
     tiers.insert(r.pod_tier.begin(), r.pod_tier.end());
   }
@@ -403,26 +431,50 @@ void pods_section(Document& doc, const std::vector<RunData>& runs) {
   counts_table("Pods by node tier", tiers, &RunData::pod_tier);
   cdf_chart(
       doc, runs, "CDF of pod pending time", "pending time",
-      [](const RunData& r) -> const std::vector<double>& { return r.pod_pending_s; },
-      [](const RunData& r) { return r.has_pods; }, "Further left is better.");
+      {[](const RunData& r) -> const std::vector<double>& { return r.pod_pending_s; },
+       [](const RunData& r) { return r.pods_unbound; }, "never bound"},
+      [](const RunData& r) { return r.has_pods; },
+      "Further left and higher is better. Fractions are of all pods: pods never bound keep the "
+      "curve below 1.");
   cdf_chart(
       doc, runs, "CDF of pod running time (PCT)", "running time",
-      [](const RunData& r) -> const std::vector<double>& { return r.pod_pct_s; },
-      [](const RunData& r) { return !r.pod_pct_s.empty(); }, "");
+      {[](const RunData& r) -> const std::vector<double>& { return r.pod_pct_s; },
+       [](const RunData& r) { return r.pods_unfinished; }, "still running"},
+      [](const RunData& r) { return !r.pod_pct_s.empty(); },
+      "Pods that started and had not finished when the run ended keep the curve below 1.");
 }
 
-Axis value_axis(const std::string& column, const std::vector<const std::vector<double>*>& data) {
-  Axis a{column, format_for_key(column)};
-  a.include_zero = true;
-  if (a.format == Format::kPercent) {
-    double hi = 0;
-    for (const auto* v : data)
-      for (double x : *v)
-        if (std::isfinite(x)) hi = std::max(hi, x);
-    a.min = 0;
-    if (hi <= 1) a.max = 1;
+// A time-series column's title with its unit.
+std::string series_title(const std::string& column) {
+  static const std::map<std::string, std::string> kTitles = {
+      {"cpu_util", "CPU used / capacity (%)"},
+      {"mem_util", "memory used / capacity (%)"},
+      {"slot_util", "pod slots used / allocatable (%)"},
+      {"pending", "pending pods (count)"},
+      {"running", "running pods (count)"},
+      {"cpu_requested", "CPU requested / allocatable (%)"},
+      {"mem_requested", "memory requested / allocatable (%)"},
+      {"nodes", "nodes (count)"}};
+  const auto it = kTitles.find(column);
+  if (it != kTitles.end()) return it->second + " \u2014 " + column;
+  switch (format_for_key(column)) {
+    case Format::kPercent: return column + " (%)";
+    case Format::kSeconds: return column + " (s)";
+    default: return column;
   }
-  return a;
+}
+
+// The samples of a run a panel draws: all but an empty first sample at the run's start (taken
+// before any pod existed, it would draw every series from 0 at t = 0).
+size_t first_drawn_sample(const RunData& r) {
+  const std::vector<double>* pending = nullptr;
+  const std::vector<double>* running = nullptr;
+  for (const auto& [n, v] : r.ts_columns) {
+    if (n == "pending") pending = &v;
+    if (n == "running") running = &v;
+  }
+  if (!pending || !running || r.ts_time_s.size() < 2) return 0;
+  return (*pending)[0] == 0 && (*running)[0] == 0 ? 1 : 0;
 }
 
 void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
@@ -433,23 +485,28 @@ void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
   if (names.empty()) return;
   doc.section("Cluster over time");
   doc.paragraph(
-      "Sampled time series; each sample holds until the next one. Means are "
-      "time-weighted.");
+      "Sampled time series, one small panel per run with shared axes (each sample holds until "
+      "the next one). An empty first sample, taken at t = 0 before any pod existed, is not "
+      "drawn. Means in the table are time-weighted over every sample, as summary.json's.");
   missing_note(doc, runs, "timeseries.csv");
   Table t;
   t.columns = {"series"};
   for (const RunData& r : runs)
     if (!r.ts_columns.empty()) t.columns.push_back(r.label);
   t.row_headers = true;
+  double t_end = 0;
+  for (const RunData& r : runs)
+    for (double x : r.ts_time_s)
+      if (std::isfinite(x)) t_end = std::max(t_end, x);
+  std::vector<std::string> constant;
   for (const std::string& name : names) {
-    LineChart c;
-    c.title = name;
-    c.style = LineStyle::kStep;
-    c.x = Axis{"time", Format::kSeconds};
-    c.x.tight = true;
-    std::vector<const std::vector<double>*> data;
+    const Format format = format_for_key(name);
     std::vector<Cell> mean_row{name + " (mean)"}, max_row{name + " (max)"};
-    for (const RunData& r : runs) {
+    // Each run's column, and the range over all runs (panels share their y axis).
+    std::vector<std::pair<size_t, const std::vector<double>*>> present;
+    double lo = kNaN, hi = kNaN;
+    for (size_t ri = 0; ri < runs.size(); ++ri) {
+      const RunData& r = runs[ri];
       if (r.ts_columns.empty()) continue;
       const std::vector<double>* values = nullptr;
       for (const auto& [n, v] : r.ts_columns)
@@ -459,16 +516,56 @@ void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
         max_row.push_back("");
         continue;
       }
-      data.push_back(values);
-      c.series.push_back({r.label, r.ts_time_s, *values, {}, {}});
-      const Dist d = describe(*values);
-      mean_row.push_back(Cell(time_weighted_mean(r.ts_time_s, *values), format_for_key(name)));
-      max_row.push_back(Cell(d.max, format_for_key(name)));
+      present.emplace_back(ri, values);
+      for (size_t i = first_drawn_sample(r); i < values->size(); ++i) {
+        const double x = (*values)[i];
+        if (!std::isfinite(x)) continue;
+        if (!(x >= lo)) lo = x;
+        if (!(x <= hi)) hi = x;
+      }
+      mean_row.push_back(Cell(time_weighted_mean(r.ts_time_s, *values), format));
+      max_row.push_back(Cell(describe(*values).max, format));
     }
-    c.y = value_axis(name, data);
-    doc.chart(c);
     t.add_row(std::move(mean_row));
     t.add_row(std::move(max_row));
+    if (present.empty()) continue;
+    if (lo == hi) {  // a flat line says nothing a sentence does not
+      constant.push_back(name + " = " + format_value(lo, format));
+      continue;
+    }
+    doc.heading(series_title(name));
+    Axis y{"", format};
+    y.include_zero = true;
+    y.min = 0;
+    // Headroom, so a series at its maximum is not drawn on the frame.
+    if (std::isfinite(hi) && hi > 0) y.max = hi * 1.08;
+    Axis x{"time", Format::kSeconds};
+    x.tight = true;
+    x.min = 0;
+    x.max = t_end > 0 ? t_end : kNaN;
+    for (const auto& [ri, values] : present) {
+      const RunData& r = runs[ri];
+      const size_t first = first_drawn_sample(r);
+      LineChart c;
+      c.title = r.label;
+      c.style = LineStyle::kStep;
+      c.x = x;
+      c.y = y;
+      c.width = 280;
+      c.height = 210;
+      c.legend = false;
+      c.color = series_color(ri);
+      Series sr{r.label, {}, {}, {}, {}};
+      sr.x.assign(r.ts_time_s.begin() + static_cast<std::ptrdiff_t>(first), r.ts_time_s.end());
+      sr.y.assign(values->begin() + static_cast<std::ptrdiff_t>(first), values->end());
+      c.series.push_back(std::move(sr));
+      doc.chart(c);
+    }
+  }
+  if (!constant.empty()) {
+    std::string text;
+    for (const std::string& c : constant) text += (text.empty() ? "" : "; ") + c;
+    doc.paragraph("Constant in every run (not drawn): " + text + ".");
   }
   doc.table(t);
 }
@@ -623,6 +720,24 @@ RunData load_run(const std::string& dir) {
   if (present("summary.json")) {
     r.summary = read_summary(path("summary.json"));
     r.files.push_back("summary.json");
+    auto text = [&](const char* key) -> std::string {
+      if (!r.summary.contains(key)) return "";
+      const Json& v = r.summary[key];
+      return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+    };
+    r.scenario = text("scenario");
+    r.policy = text("profile");
+    r.seed = text("seed");
+    if (r.summary.contains("jobs") && r.summary["jobs"].is_object()) {
+      for (const char* k : {"unfinished", "failed"}) {
+        const Json& v = r.summary["jobs"].contains(k) ? r.summary["jobs"][k] : Json();
+        if (v.is_number_unsigned()) r.jobs_censored += v.get<size_t>();
+      }
+    }
+  }
+  if (present("setup.json")) {
+    r.setup = read_summary(path("setup.json"));
+    r.files.push_back("setup.json");
   }
   if (present("jobs.csv")) {
     const CsvFile f = CsvFile::read(path("jobs.csv"));
@@ -656,7 +771,15 @@ RunData load_run(const std::string& dir) {
     r.pods = f.rows();
     r.pod_pending_s = sorted_sample(f.numbers("pending_s"));
     r.pods_unbound = r.pods - r.pod_pending_s.size();
-    if (f.has("pct_s")) r.pod_pct_s = sorted_sample(f.numbers("pct_s"));
+    if (f.has("pct_s")) {
+      const std::vector<double> pct = f.numbers("pct_s");
+      r.pod_pct_s = sorted_sample(pct);
+      if (f.has("running_s")) {
+        const std::vector<double> started = f.numbers("running_s");
+        for (size_t i = 0; i < pct.size(); ++i)
+          r.pods_unfinished += std::isfinite(started[i]) && !std::isfinite(pct[i]);
+      }
+    }
     if (f.has("restarts")) r.pod_restarts = f.numbers("restarts");
     if (f.has("migrations")) r.pod_migrations = f.numbers("migrations");
     if (f.has("outcome")) r.pod_outcome = f.strings("outcome");
@@ -696,36 +819,38 @@ RunData load_run(const std::string& dir) {
   }
   if (r.files.empty())
     throw InputError(dir +
-                     ": not a run directory: expected summary.json, jobs.csv, pods.csv, "
-                     "timeseries.csv or edge_ratio.csv");
+                     ": not a run directory: expected summary.json, setup.json, jobs.csv, "
+                     "pods.csv, timeseries.csv or edge_ratio.csv");
   r.label = base_name(dir);
   return r;
 }
 
 void label_runs(std::vector<RunData>& runs) {
-  for (RunData& r : runs) {
-    r.label = base_name(r.dir);
-    if (r.summary.is_object() && r.summary.contains("profile") &&
-        r.summary["profile"].is_string() && !r.summary["profile"].get<std::string>().empty())
-      r.label = r.summary["profile"].get<std::string>();
+  // Which parts tell the runs apart: the scenario and the seed only when they differ.
+  std::set<std::string> scenarios, seeds;
+  for (const RunData& r : runs) {
+    if (r.summary.is_null()) continue;
+    scenarios.insert(r.scenario);
+    seeds.insert(r.seed);
   }
-  auto seed_of = [](const RunData& r) -> std::string {
-    if (r.summary.is_object() && r.summary.contains("seed") && !r.summary["seed"].is_null())
-      return r.summary["seed"].dump();
-    return "";
-  };
-  // Disambiguate shared labels: by seed when the seeds differ, else by directory name.
+  const bool by_scenario = scenarios.size() > 1, by_seed = seeds.size() > 1;
+  for (RunData& r : runs) {
+    if (r.summary.is_null() || r.policy.empty()) {
+      r.label = base_name(r.dir);
+      continue;
+    }
+    r.label = r.policy;
+    if (by_scenario && !r.scenario.empty()) r.label = r.scenario + " \u00b7 " + r.label;
+    if (by_seed && !r.seed.empty()) r.label += " \u00b7 seed " + r.seed;
+  }
+  // Runs alike in all three: by directory name.
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < runs.size(); ++i) groups[runs[i].label].push_back(i);
   for (const auto& [label, members] : groups) {
     if (members.size() < 2) continue;
-    std::set<std::string> seeds;
-    for (size_t i : members) seeds.insert(seed_of(runs[i]));
-    const bool by_seed = seeds.size() == members.size() && !seeds.count("");
     for (size_t i : members) {
       const std::string base = base_name(runs[i].dir);
-      runs[i].label = label + (by_seed ? " (seed " + seed_of(runs[i]) + ")"
-                                       : (base == label ? "" : " [" + base + "]"));
+      if (base != label) runs[i].label = label + " [" + base + "]";
     }
   }
   // Last resort for identical labels: a running number.
@@ -734,8 +859,26 @@ void label_runs(std::vector<RunData>& runs) {
     if (seen[r.label]++ > 0) r.label += " #" + std::to_string(seen[r.label]);
 }
 
-void add_run_report(Document& doc, const std::vector<RunData>& runs) {
-  // Plots first; the full summary.json table, a reference rather than a reading, goes last.
+size_t baseline_run(const std::vector<RunData>& runs, const std::string& baseline) {
+  if (!baseline.empty()) {
+    for (size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].label == baseline) return i;
+    for (size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].policy == baseline) return i;
+    std::string known;
+    for (const RunData& r : runs) known += (known.empty() ? "" : ", ") + r.label;
+    throw InputError("--baseline: no run is \"" + baseline + "\" (runs: " + known + ")");
+  }
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (runs[i].policy == "kube-default") return i;
+  return 0;
+}
+
+void add_run_report(Document& doc, const std::vector<RunData>& runs, const std::string& baseline) {
+  // The verdict first, then what was run; plots next; the full summary.json table, a reference
+  // rather than a reading, goes last.
+  verdict_section(doc, runs, baseline_run(runs, baseline));
+  setup_section(doc, runs);
   runs_section(doc, runs);
   jobs_section(doc, runs);
   pods_section(doc, runs);
@@ -745,14 +888,14 @@ void add_run_report(Document& doc, const std::vector<RunData>& runs) {
 }
 
 void write_run_report(const std::vector<std::string>& dirs, const std::string& out_path,
-                      const std::string& title) {
+                      const std::string& title, const std::string& baseline) {
   if (dirs.empty()) throw InputError("no run directories given");
   std::vector<RunData> runs;
   runs.reserve(dirs.size());
   for (const std::string& d : dirs) runs.push_back(load_run(d));
   label_runs(runs);
   Document doc(title.empty() ? "orrery run report" : title);
-  add_run_report(doc, runs);
+  add_run_report(doc, runs, baseline);
   doc.write(out_path);
 }
 

@@ -47,9 +47,15 @@ std::string render_html(const Table& t) {
       const Cell& cell = col < r.size() ? r[col] : empty;
       const bool header = t.row_headers && col == 0;
       s += header ? "<th scope=\"row\"" : "<td";
-      if (cell.numeric) s += " class=\"num\"";
+      if (cell.numeric || cell.best) {
+        s += " class=\"";
+        s += cell.numeric ? (cell.best ? "num best" : "num") : "best";
+        s += "\"";
+      }
       if (!cell.tooltip.empty()) s += " title=\"" + escape(cell.tooltip) + "\"";
-      s += ">" + escape(cell.text) + (header ? "</th>" : "</td>");
+      s += ">" + escape(cell.text);
+      if (!cell.note.empty()) s += "<br/><span class=\"note\">" + escape(cell.note) + "</span>";
+      s += header ? "</th>" : "</td>";
     }
     s += "</tr>\n";
   }

@@ -14,6 +14,8 @@ struct Cell {
   std::string text;
   std::string tooltip;   // shown on hover; numbers get their exact value
   bool numeric = false;  // right-aligned
+  bool best = false;     // marked as the best value of its row (bold, tinted)
+  std::string note;      // a second, smaller line under the value (e.g. "−35% vs baseline")
 
   Cell() = default;
   Cell(std::string t) : text(std::move(t)) {}  // NOLINT: implicit by design

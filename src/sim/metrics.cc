@@ -16,10 +16,10 @@ Json jobs_summary(const std::vector<JobRecord>& jobs) {
   Stats s = summarize(std::move(delays));
   Json out;
   out["count"] = s.count;
-  out["delay_p50_s"] = s.p50;
-  out["delay_p90_s"] = s.p90;
-  out["delay_p99_s"] = s.p99;
-  out["delay_mean_s"] = s.mean;
+  out["delay_p50_s"] = number_or_null(s.p50);
+  out["delay_p90_s"] = number_or_null(s.p90);
+  out["delay_p99_s"] = number_or_null(s.p99);
+  out["delay_mean_s"] = number_or_null(s.mean);
   return out;
 }
 

@@ -14,6 +14,7 @@
 namespace orrery::sim {
 
 using orrery::Json;  // core/json.h
+using orrery::number_or_null;
 
 // core/stats.h: numpy's default (linear) percentiles, summaries and number formatting.
 using orrery::append_double;
@@ -37,7 +38,8 @@ struct JobRecord {
   double delay_s() const { return to_seconds(finish - arrival - ideal); }
 };
 
-// {"count","delay_p50_s","delay_p90_s","delay_p99_s","delay_mean_s"} over the given jobs.
+// {"count","delay_p50_s","delay_p90_s","delay_p99_s","delay_mean_s"} over the given jobs; the
+// statistics are null when there are no jobs.
 Json jobs_summary(const std::vector<JobRecord>& jobs);
 // jobs.csv: job,arrival_s,tasks,ideal_s,jrt_s,delay_s,short
 std::string jobs_csv(const std::vector<JobRecord>& jobs);

@@ -264,7 +264,7 @@ Json Recorder::pods_summary() const {
   const Stats p = summarize(std::move(pending));
   const Stats c = summarize(std::move(pct));
   // Statistics of an empty sample are null (NaN), not 0.
-  auto val = [](const Stats& st, double v) { return st.count ? Json(v) : Json(nullptr); };
+  auto val = [](const Stats&, double v) { return number_or_null(v); };
   Json out;
   out["count"] = created_;
   out["pending_p50_s"] = val(p, p.p50);
@@ -290,12 +290,13 @@ Json Recorder::utilization_summary() const {
     mem += s.mem;
     creq += s.cpu_requested;
   }
-  const double n = samples_.empty() ? 1.0 : static_cast<double>(samples_.size());
+  // Means of no sample are null.
+  const double n = samples_.empty() ? kNoValue : static_cast<double>(samples_.size());
   Json out;
-  out["cpu_mean"] = cpu / n;
-  out["slots_mean"] = slots / n;
-  out["mem_mean"] = mem / n;
-  out["cpu_requested_mean"] = creq / n;
+  out["cpu_mean"] = number_or_null(cpu / n);
+  out["slots_mean"] = number_or_null(slots / n);
+  out["mem_mean"] = number_or_null(mem / n);
+  out["cpu_requested_mean"] = number_or_null(creq / n);
   out["samples"] = samples_.size();
   return out;
 }
@@ -313,14 +314,15 @@ Json Recorder::edge_summary() const {
   size_t k = 0;
   Json per = Json::object();
   for (size_t d = 0; d < deployments_.size(); ++d) {
-    const double m = cnt[d] ? sum[d] / static_cast<double>(cnt[d]) : 0.0;
-    per[deployments_[d]->name()] = m;
+    // A deployment that never had a pod placed has no ratio (null), not 0.
+    const double m = cnt[d] ? sum[d] / static_cast<double>(cnt[d]) : kNoValue;
+    per[deployments_[d]->name()] = number_or_null(m);
     if (cnt[d]) {
       total += m;
       ++k;
     }
   }
-  out["mean"] = k ? total / static_cast<double>(k) : 0.0;
+  out["mean"] = number_or_null(k ? total / static_cast<double>(k) : kNoValue);
   out["deployments"] = per;
   return out;
 }

@@ -1,30 +1,68 @@
 #include "sim/scenario.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "core/distribution.h"
 #include "core/error.h"
+#include "core/k8s_names.h"
 #include "core/k8s_objects.h"
+#include "core/limits.h"
+#include "core/pod_fields.h"
 #include "core/quantity.h"
+#include "core/suggest.h"
 
 namespace orrery::sim {
 namespace {
 
 using yaml::Ctx;
 
-void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
+// Every key of `c` is one of `keys`; an unknown one is an error naming it, the closest known key
+// and the list.
+void check_keys(const Ctx& c, const std::vector<std::string>& keys) {
   c.expect_map();
   for (const std::string& k : c.keys()) {
-    bool ok = false;
-    for (const char* kk : keys) ok = ok || k == kk;
-    if (!ok) {
-      std::string list;
-      for (const char* kk : keys) list += (list.empty() ? "" : ", ") + std::string(kk);
-      c.child(k).fail("unknown field (expected one of: " + list + ")");
-    }
+    if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+    std::string list;
+    for (const std::string& kk : keys) list += (list.empty() ? "" : ", ") + kk;
+    c.child(k).fail("unknown field \"" + k + "\"" + did_you_mean(k, keys) +
+                    "; expected one of: " + list);
   }
+}
+void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
+  check_keys(c, std::vector<std::string>(keys.begin(), keys.end()));
+}
+
+// A count field: an integer in [min, max]; `max` is a limit of docs/scenarios.md (Limits) when
+// `limit_unit` is given, else the range of the field's type.
+int64_t bounded_count(const Ctx& c, int64_t min, int64_t max, const std::string& limit_unit = "") {
+  const int64_t v = c.i64();
+  if (v < min)
+    c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
+  if (v > max) {
+    if (!limit_unit.empty())
+      c.fail(over_limit("too many", static_cast<double>(v), max, limit_unit));
+    c.fail("expected an integer <= " + std::to_string(max) + ", got " + std::to_string(v));
+  }
+  return v;
+}
+
+constexpr int64_t kInt32Max = 2147483647;
+
+// A count held in 32 bits.
+int32_t int32_count(const Ctx& c, int64_t min) {
+  return static_cast<int32_t>(bounded_count(c, min, kInt32Max));
+}
+// A count of `unit` held in 32 bits: at most `limit` (an input limit) when that is lower.
+int32_t limited_count(const Ctx& c, int64_t min, int64_t limit, const std::string& unit) {
+  if (limit < kInt32Max) return static_cast<int32_t>(bounded_count(c, min, limit, unit));
+  return int32_count(c, min);
+}
+int32_t pod_count(const Ctx& c, int64_t min) {
+  return limited_count(c, min, input_limits().pods, "pods");
 }
 
 std::string resolve(const std::string& base_dir, const std::string& file) {
@@ -44,22 +82,22 @@ int64_t positive_int(const Ctx& c, int64_t min = 1) {
 
 // ---------------------------------------------------------------- pod templates
 
-const std::initializer_list<const char*> kTemplateKeys = {"template",
-                                                          "requests",
-                                                          "limits",
-                                                          "labels",
-                                                          "annotations",
-                                                          "priority",
-                                                          "priorityClassName",
-                                                          "schedulerName",
-                                                          "tolerations",
-                                                          "nodeSelector",
-                                                          "affinity",
-                                                          "topologySpreadConstraints",
-                                                          "constraints",
-                                                          "namespace",
-                                                          "usage",
-                                                          "work"};
+const std::vector<std::string> kTemplateKeys = {"template",
+                                                "requests",
+                                                "limits",
+                                                "labels",
+                                                "annotations",
+                                                "priority",
+                                                "priorityClassName",
+                                                "schedulerName",
+                                                "tolerations",
+                                                "nodeSelector",
+                                                "affinity",
+                                                "topologySpreadConstraints",
+                                                "constraints",
+                                                "namespace",
+                                                "usage",
+                                                "work"};
 
 uint64_t parse_constraint_list(const Ctx& c) {
   uint64_t bits = 0;
@@ -87,7 +125,17 @@ ExecTemplate parse_exec(const Ctx& c) {
 
 // The pod part of a workload: either `template:` (a Kubernetes PodTemplateSpec) or the shorthand
 // fields, which are translated into one and parsed by the object loader.
-PodTemplate parse_pod_template(const Ctx& c) {
+// The shorthand `requests:` / `limits:` name container resources (core/k8s_names.h).
+void check_container_resource_names(const Ctx& list) {
+  if (!list.defined()) return;
+  list.expect_map();
+  for (const std::string& name : list.keys()) {
+    const std::string bad = container_resource_name_error(name);
+    if (!bad.empty()) list.child(name).fail(bad + did_you_mean(name, well_known_resource_names()));
+  }
+}
+
+PodTemplate parse_pod_template(const Ctx& c, std::vector<std::string>* warnings) {
   PodTemplate t;
   t.ns = c.str_or("namespace", "default");
   PodSpec spec;
@@ -100,11 +148,13 @@ PodTemplate parse_pod_template(const Ctx& c) {
       if (c.has(k)) c.child(k).fail("give either template or the shorthand fields, not both");
     }
     check_keys(tmpl, {"metadata", "spec"});
+    check_pod_template_fields(tmpl.child("metadata"), tmpl.child("spec"), warnings);
     if (tmpl.child("metadata").has("namespace")) {
       t.ns = tmpl.child("metadata").child("namespace").str();
     }
     spec = parse_pod_spec(tmpl.child("metadata").node, tmpl.child("spec").node, c.file, tmpl.path);
   } else {
+    for (const char* k : {"requests", "limits"}) check_container_resource_names(c.child(k));
     YAML::Node meta(YAML::NodeType::Map), sp(YAML::NodeType::Map);
     for (const char* k : {"labels", "annotations"})
       if (c.has(k)) meta[k] = c.child(k).node;
@@ -131,6 +181,8 @@ PodTemplate parse_pod_template(const Ctx& c) {
 void read_map_resources(const Ctx& c, Resources* out) {
   c.expect_map();
   for (const std::string& k : c.keys()) {
+    const std::string bad = node_resource_name_error(k);
+    if (!bad.empty()) c.child(k).fail(bad + did_you_mean(k, well_known_resource_names()));
     const ResourceId id = resource_id(k);
     (*out)[id] = parse_resource_quantity(id, c.child(k).str(), c.child(k).where());
   }
@@ -157,7 +209,9 @@ NodeGroup parse_node_group(const Ctx& c) {
   g.where = c.where();
   if (!c.has("name")) c.fail("node group without a name");
   g.name = c.child("name").str();
-  if (c.has("count")) g.count = static_cast<int>(positive_int(c.child("count"), 0));
+  if (c.has("count")) {
+    g.count = limited_count(c.child("count"), 0, input_limits().nodes, "nodes");
+  }
   Node& n = g.tmpl;
   if (!c.has("cpu")) c.fail("node group \"" + g.name + "\" needs cpu");
   n.capacity[kCpu] = parse_milli_quantity(c.child("cpu").str(), c.child("cpu").where());
@@ -209,10 +263,9 @@ NodeGroup parse_node_group(const Ctx& c) {
 HpaSpec parse_hpa(const Ctx& c) {
   check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior"});
   HpaSpec h;
-  h.min_replicas =
-      static_cast<int32_t>(c.has("minReplicas") ? positive_int(c.child("minReplicas"), 0) : 1);
+  h.min_replicas = c.has("minReplicas") ? pod_count(c.child("minReplicas"), 0) : 1;
   if (!c.has("maxReplicas")) c.fail("hpa needs maxReplicas");
-  h.max_replicas = static_cast<int32_t>(positive_int(c.child("maxReplicas")));
+  h.max_replicas = pod_count(c.child("maxReplicas"), 1);
   if (h.max_replicas < h.min_replicas)
     c.child("maxReplicas").fail("expected maxReplicas >= minReplicas");
   h.target = c.f64_or("target", 1.0);
@@ -230,7 +283,7 @@ HpaSpec parse_hpa(const Ctx& c) {
       check_keys(r, {"stabilizationWindowSeconds", "selectPolicy", "policies"});
       ScalingRules& rules = std::string(dir) == "scaleUp" ? h.up : h.down;
       if (r.has("stabilizationWindowSeconds")) {
-        rules.stabilization = positive_int(r.child("stabilizationWindowSeconds"), 0) * kSecond;
+        rules.stabilization = int32_count(r.child("stabilizationWindowSeconds"), 0) * kSecond;
       }
       if (r.has("selectPolicy")) {
         const std::string s = r.child("selectPolicy").str();
@@ -260,8 +313,8 @@ HpaSpec parse_hpa(const Ctx& c) {
           } else {
             p.child("type").fail("expected Pods or Percent");
           }
-          pol.value = static_cast<int32_t>(positive_int(p.child("value")));
-          pol.period = positive_int(p.child("periodSeconds")) * kSecond;
+          pol.value = int32_count(p.child("value"), 1);
+          pol.period = int32_count(p.child("periodSeconds"), 1) * kSecond;
           rules.policies.push_back(pol);
         }
       }
@@ -270,21 +323,16 @@ HpaSpec parse_hpa(const Ctx& c) {
   return h;
 }
 
-DeploymentDef parse_deployment(const Ctx& c) {
-  std::vector<const char*> keys(kTemplateKeys);
+DeploymentDef parse_deployment(const Ctx& c, std::vector<std::string>* warnings) {
+  std::vector<std::string> keys(kTemplateKeys);
   for (const char* k : {"name", "replicas", "hpa", "demand"}) keys.push_back(k);
-  c.expect_map();
-  for (const std::string& k : c.keys()) {
-    bool ok = false;
-    for (const char* kk : keys) ok = ok || k == kk;
-    if (!ok) c.child(k).fail("unknown field for a deployment");
-  }
+  check_keys(c, keys);
   DeploymentDef d;
   d.where = c.where();
   if (!c.has("name")) c.fail("deployment without a name");
   d.name = c.child("name").str();
-  d.replicas = static_cast<int32_t>(c.has("replicas") ? positive_int(c.child("replicas"), 0) : 1);
-  d.tmpl = parse_pod_template(c);
+  d.replicas = c.has("replicas") ? pod_count(c.child("replicas"), 0) : 1;
+  d.tmpl = parse_pod_template(c, warnings);
   if (c.has("hpa")) d.hpa = parse_hpa(c.child("hpa"));
   Ctx dem = c.child("demand");
   if (dem.defined()) {
@@ -305,43 +353,37 @@ DeploymentDef parse_deployment(const Ctx& c) {
   return d;
 }
 
-JobSpec parse_job_body(const Ctx& c, const std::string& name) {
+JobSpec parse_job_body(const Ctx& c, const std::string& name, std::vector<std::string>* warnings) {
   JobSpec j;
   j.name = name;
-  j.tmpl = parse_pod_template(c);
-  if (c.has("completions"))
-    j.completions = static_cast<int32_t>(positive_int(c.child("completions")));
-  j.parallelism = c.has("parallelism") ? static_cast<int32_t>(positive_int(c.child("parallelism")))
-                                       : j.completions;
-  if (c.has("backoffLimit")) {
-    j.backoff_limit = static_cast<int32_t>(positive_int(c.child("backoffLimit"), 0));
-  }
+  if (c.has("completions")) j.completions = pod_count(c.child("completions"), 1);
+  j.parallelism = c.has("parallelism") ? int32_count(c.child("parallelism"), 1) : j.completions;
+  if (c.has("backoffLimit")) j.backoff_limit = int32_count(c.child("backoffLimit"), 0);
+  j.tmpl = parse_pod_template(c, warnings);
   if (!j.tmpl.exec.work) c.fail("a job needs work (how long each pod runs at full speed)");
   return j;
 }
 
 void check_job_keys(const Ctx& c, std::initializer_list<const char*> extra) {
-  c.expect_map();
-  for (const std::string& k : c.keys()) {
-    bool ok = false;
-    for (const char* kk : kTemplateKeys) ok = ok || k == kk;
-    for (const char* kk : extra) ok = ok || k == kk;
-    if (!ok) c.child(k).fail("unknown field");
-  }
+  std::vector<std::string> keys(kTemplateKeys);
+  keys.insert(keys.end(), extra.begin(), extra.end());
+  check_keys(c, keys);
 }
 
-JobDef parse_job(const Ctx& c) {
+JobDef parse_job(const Ctx& c, std::vector<std::string>* warnings) {
   check_job_keys(c, {"name", "at", "completions", "parallelism", "backoffLimit"});
   if (!c.has("name")) c.fail("job without a name");
   JobDef d;
-  d.spec = parse_job_body(c, c.child("name").str());
+  d.where = c.where();
+  d.spec = parse_job_body(c, c.child("name").str(), warnings);
   if (c.has("at")) d.at = parse_duration(c.child("at"));
   return d;
 }
 
-ArrivalDef parse_arrivals(const Ctx& c) {
+ArrivalDef parse_arrivals(const Ctx& c, std::vector<std::string>* warnings) {
   check_keys(c, {"name", "process", "rate", "interval", "start", "stop", "count", "job"});
   ArrivalDef a;
+  a.where = c.where();
   if (!c.has("name")) c.fail("arrivals without a name");
   a.name = c.child("name").str();
   const std::string process = c.str_or("process", c.has("interval") ? "interval" : "poisson");
@@ -358,30 +400,27 @@ ArrivalDef parse_arrivals(const Ctx& c) {
   }
   if (c.has("start")) a.start = parse_duration(c.child("start"));
   if (c.has("stop")) a.stop = parse_duration(c.child("stop"));
-  if (c.has("count")) a.count = positive_int(c.child("count"));
+  if (c.has("count")) a.count = bounded_count(c.child("count"), 1, input_limits().pods, "jobs");
   Ctx job = c.child("job");
   if (!job.defined()) c.fail("arrivals need a job template (job: {...})");
   check_job_keys(job, {"completions", "parallelism", "backoffLimit"});
-  a.job = parse_job_body(job, a.name);
+  a.job = parse_job_body(job, a.name, warnings);
   return a;
 }
 
-TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir) {
-  std::vector<const char*> keys(kTemplateKeys);
+TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir,
+                              std::vector<std::string>* warnings) {
+  std::vector<std::string> keys(kTemplateKeys);
   for (const char* k : {"file", "name", "offset"}) keys.push_back(k);
-  c.expect_map();
-  for (const std::string& k : c.keys()) {
-    bool ok = false;
-    for (const char* kk : keys) ok = ok || k == kk;
-    if (!ok) c.child(k).fail("unknown field for a trace");
-  }
+  check_keys(c, keys);
   TraceDef t;
+  t.where = c.where();
   if (!c.has("file")) c.fail("trace needs file");
   t.file = resolve(base_dir, c.child("file").str());
   t.prefix = c.str_or("name", "");
   if (c.has("offset")) t.offset = parse_duration(c.child("offset"));
   if (c.has("work")) c.child("work").fail("a trace gives each task's work itself");
-  t.tmpl = parse_pod_template(c);
+  t.tmpl = parse_pod_template(c, warnings);
   if (!std::filesystem::is_regular_file(t.file)) {
     c.child("file").fail("no such trace file: " + t.file);
   }
@@ -397,7 +436,7 @@ DemandCyclesDef parse_demand_cycles(const Ctx& c) {
   if (!c.has("deployments")) c.fail("demand_cycles needs deployments");
   d.deployments = c.child("deployments").str_list();
   if (d.deployments.empty()) c.child("deployments").fail("expected at least one deployment");
-  if (c.has("cycles")) d.spec.cycles = static_cast<int>(positive_int(c.child("cycles")));
+  if (c.has("cycles")) d.spec.cycles = int32_count(c.child("cycles"), 1);
   if (c.has("period")) d.spec.period = parse_duration(c.child("period"));
   if (d.spec.period <= 0) c.child("period").fail("expected a positive period");
   if (c.has("start")) d.spec.start = parse_duration(c.child("start"));
@@ -559,14 +598,95 @@ Time Scenario::natural_duration() const {
   return end;
 }
 
+namespace {
+
+// The largest contribution to a total, for the error message.
+struct Tally {
+  double total = 0;
+  double largest = -1;
+  std::string where;
+  void add(double n, const std::string& at) {
+    total += n;
+    if (n > largest) {
+      largest = n;
+      where = at;
+    }
+  }
+  void check(int64_t limit, const std::string& what, const std::string& unit,
+             const std::string& fallback_where) const {
+    if (total <= static_cast<double>(limit)) return;
+    throw InputError((where.empty() ? fallback_where : where) + ": " +
+                     over_limit(what, total, limit, unit));
+  }
+};
+
+// When a run without a duration ends at the latest: the last trace arrival, job start or end of
+// arrivals it knows of.
+Time known_horizon(const Scenario& s) {
+  Time end = s.natural_duration();
+  for (const TraceDef& t : s.traces)
+    for (const TraceJob& j : t.trace->jobs) end = std::max(end, t.offset + j.arrival);
+  for (const JobDef& j : s.jobs) end = std::max(end, j.at);
+  for (const ArrivalDef& a : s.arrivals)
+    if (a.stop != kForever) end = std::max(end, a.stop);
+  return end;
+}
+
+}  // namespace
+
+void check_scenario_limits(const Scenario& s, Time duration) {
+  const InputLimits& lim = input_limits();
+  if (duration <= 0) duration = s.duration;
+  const std::string file = s.source.empty() ? "<scenario>" : s.source;
+
+  Tally nodes;
+  for (const NodeGroup& g : s.node_groups) nodes.add(g.count, g.where);
+  for (const NodeEventDef& e : s.events)
+    if (e.action == NodeEventDef::Action::kAdd) nodes.add(e.group.count, e.where);
+  nodes.add(static_cast<double>(s.snapshot_nodes.size()), file + ": cluster.snapshot");
+  nodes.check(lim.nodes, "nodes in the cluster", "nodes", file);
+
+  Tally pods;
+  for (const DeploymentDef& d : s.deployments)
+    pods.add(std::max<double>(d.replicas, d.hpa ? d.hpa->max_replicas : 0), d.where);
+  for (const JobDef& j : s.jobs) pods.add(j.spec.completions, j.where);
+  for (const ArrivalDef& a : s.arrivals) {
+    double jobs = static_cast<double>(a.count);
+    if (a.count < 0) {
+      const Time end = std::min(a.stop, duration > 0 ? duration : kForever);
+      const double mean = a.interval.mean();
+      if (end == kForever || mean <= 0) {
+        jobs = std::numeric_limits<double>::infinity();
+      } else {
+        jobs = std::max<double>(0, static_cast<double>(end - a.start)) / mean;
+      }
+    }
+    pods.add(jobs * a.job.completions, a.where);
+  }
+  for (const TraceDef& t : s.traces) pods.add(static_cast<double>(t.trace->task_count()), t.where);
+  pods.add(static_cast<double>(s.snapshot_pods.size()), file + ": cluster.snapshot");
+  pods.check(lim.pods, "pods this run would create (arrivals: rate x simulated time x completions)",
+             "pods", file);
+
+  const Time horizon = duration > 0 ? duration : known_horizon(s);
+  const double samples = static_cast<double>(horizon) / static_cast<double>(s.sample_interval);
+  if (samples > static_cast<double>(lim.samples)) {
+    throw InputError(file + ": duration / metrics.sample_interval: " +
+                     over_limit("time-series samples", samples, lim.samples, "samples") +
+                     " (or raise metrics.sample_interval)");
+  }
+}
+
 Scenario parse_scenario(const std::string& text, const std::string& source,
                         const std::string& base_dir) {
   Ctx root{source, yaml::parse_document(text, source), ""};
+  yaml::check_unique_keys(root);
   check_keys(root, {"name", "description", "seed", "duration", "scheduler", "schedulers",
                     "policies", "lifecycle", "metrics", "cluster", "workloads", "events"});
   Scenario s;
   s.source = source;
   s.name = root.str_or("name", std::filesystem::path(source).stem().string());
+  s.description = root.str_or("description", "");
   if (root.has("seed")) {
     const int64_t seed = root.child("seed").i64();
     if (seed < 0) root.child("seed").fail("expected a non-negative seed");
@@ -597,6 +717,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       check_keys(p, {"config", "args"});
       SchedulerDef d;
       d.policy = name;
+      d.where = p.where();
       if (p.has("config")) d.config = resolve(base_dir, p.child("config").str());
       d.args = p.child("args");
       s.policy_settings[name] = d;
@@ -629,6 +750,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     s.snapshot_pods = std::move(objs.pods);
   }
   if (s.node_groups.empty() && s.snapshot_nodes.empty()) cluster.fail("the cluster has no nodes");
+  // Before the node names below are made, one string per node.
+  check_scenario_limits(s, 0);
   std::set<std::string> names;
   for (const NodeGroup& g : s.node_groups) {
     for (const std::string& n : g.node_names()) {
@@ -652,19 +775,20 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
       const std::string& kind = keys[0];
       Ctx body = item.child(kind);
       if (kind == "deployment") {
-        s.deployments.push_back(parse_deployment(body));
+        s.deployments.push_back(parse_deployment(body, &s.warnings));
       } else if (kind == "job") {
-        s.jobs.push_back(parse_job(body));
+        s.jobs.push_back(parse_job(body, &s.warnings));
       } else if (kind == "arrivals") {
-        s.arrivals.push_back(parse_arrivals(body));
+        s.arrivals.push_back(parse_arrivals(body, &s.warnings));
       } else if (kind == "trace") {
-        s.traces.push_back(parse_trace_workload(body, base_dir));
+        s.traces.push_back(parse_trace_workload(body, base_dir, &s.warnings));
       } else if (kind == "demand_cycles") {
         s.demand_cycles.push_back(parse_demand_cycles(body));
       } else {
         item.child(kind).fail(
-            "unknown workload (expected deployment, job, arrivals, trace, "
-            "demand_cycles)");
+            "unknown workload \"" + kind + "\"" +
+            did_you_mean(kind, {"deployment", "job", "arrivals", "trace", "demand_cycles"}) +
+            "; expected deployment, job, arrivals, trace or demand_cycles");
       }
     }
   }
@@ -707,6 +831,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
   if (s.duration == 0 && s.has_endless_work()) {
     root.fail("missing duration: deployments (and open-ended arrivals) run until stopped");
   }
+  check_scenario_limits(s, s.duration);
   return s;
 }
 
@@ -717,6 +842,10 @@ Scenario load_scenario(const std::string& path) {
 
 Scenario trace_scenario(const std::string& trace_file, int workers) {
   if (workers <= 0) throw InputError("--workers: expected a positive number of workers");
+  if (workers > input_limits().nodes) {
+    throw InputError("--workers: " +
+                     over_limit("too many", workers, input_limits().nodes, "nodes"));
+  }
   Scenario s;
   s.name = std::filesystem::path(trace_file).stem().string();
   s.source = trace_file;
@@ -739,7 +868,9 @@ Scenario trace_scenario(const std::string& trace_file, int workers) {
     return p;
   }());
   t.trace = std::make_shared<Trace>(read_trace(trace_file));
+  t.where = trace_file;
   s.traces.push_back(std::move(t));
+  check_scenario_limits(s, 0);
   return s;
 }
 

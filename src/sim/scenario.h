@@ -51,6 +51,7 @@ struct DeploymentDef {
 struct JobDef {
   JobSpec spec;
   Time at = 0;
+  std::string where;
 };
 
 struct ArrivalDef {
@@ -60,6 +61,7 @@ struct ArrivalDef {
   Time stop = kForever;
   int64_t count = -1;  // -1: until stop
   JobSpec job;         // template of each arriving job (name is <name>-<k>)
+  std::string where;
 };
 
 struct TraceDef {
@@ -68,6 +70,7 @@ struct TraceDef {
   PodTemplate tmpl;
   Time offset = 0;
   std::shared_ptr<const Trace> trace;
+  std::string where;
 };
 
 struct DemandCyclesDef {
@@ -88,7 +91,8 @@ struct NodeEventDef {
 
 struct Scenario {
   std::string name;
-  std::string source;  // file name ("" when built in code)
+  std::string description;  // one line, shown in reports ("" when none)
+  std::string source;       // file name ("" when built in code)
   uint64_t seed = 1;
   Time duration = 0;  // 0: until every finite workload is done
   std::vector<SchedulerDef> schedulers{SchedulerDef{}};
@@ -110,12 +114,22 @@ struct Scenario {
   std::vector<TraceDef> traces;
   std::vector<DemandCyclesDef> demand_cycles;
   std::vector<NodeEventDef> events;
+  // Things the file asks for that the simulator does not model ("FILE:LINE: path: not modelled:
+  // ..."); `orrery sim` prints them as warnings.
+  std::vector<std::string> warnings;
 
   // True when some workload never ends by itself (deployments), so a duration is needed.
   bool has_endless_work() const;
   // When demand cycles are present and no duration was given: the end of the last cycle.
   Time natural_duration() const;
 };
+
+// Checks the scenario against the input limits (core/limits.h, docs/scenarios.md "Limits") for a
+// run of `duration` (0: the scenario's own end): nodes, pods the run would create (deployments at
+// their largest, jobs, arrivals over the run, trace tasks, snapshot pods) and time-series samples.
+// Throws InputError naming the largest contributor. parse_scenario calls it with the scenario's
+// duration; a run with another duration (--duration) calls it again.
+void check_scenario_limits(const Scenario& s, Time duration);
 
 // Throws InputError on unreadable files or bad content.
 Scenario load_scenario(const std::string& path);

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "sim/setup.h"
 
 namespace orrery::sim {
 
@@ -57,6 +58,10 @@ class Simulation::Arrivals : public EventTarget {
 Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& policies,
                        RunOptions options)
     : sc_(scenario), opt_(std::move(options)), seed_(opt_.seed.value_or(scenario.seed)) {
+  if (opt_.duration > 0) check_scenario_limits(sc_, opt_.duration);
+  // Settings for a policy no registry knows (a typo under `policies:`) would be silently unused.
+  for (const auto& [name, def] : sc_.policy_settings)
+    if (!policies.has(name)) throw InputError(def.where + ": " + policies.unknown(name));
   sim_ = std::make_unique<SimBackend>(loop_, seed_, sc_.lifecycle);
   services_.provide<fw::NodeTelemetry>(sim_.get());
   runtime_ = std::make_unique<fw::Runtime>(fw::Runtime{*sim_, clock_, services_, reservations_});
@@ -76,6 +81,12 @@ Simulation::Simulation(const Scenario& scenario, const fw::PolicyRegistry& polic
     policies_.push_back(std::move(slot));
   }
   policy_name_ = policies_.front()->name;
+  {
+    std::vector<std::string> names;
+    for (const auto& slot : policies_) names.push_back(slot->name);
+    setup_ =
+        run_setup(sc_, seed_, opt_.duration > 0 ? opt_.duration : sc_.duration, names, policies);
+  }
   build_workloads();
   build_events();
 }
@@ -220,7 +231,7 @@ void Simulation::build_events() {
 }
 
 std::vector<std::string> Simulation::warnings() const {
-  std::vector<std::string> out;
+  std::vector<std::string> out = sc_.warnings;
   for (const auto& p : policies_)
     for (const std::string& w : p->stats.warnings()) out.push_back(p->name + ": " + w);
   return out;
@@ -340,6 +351,7 @@ void Simulation::write_outputs(const std::string& dir) const {
   if (recorder_->has_edge() && !deployments_.empty()) {
     write_file_atomic(dir + "/edge_ratio.csv", recorder_->edge_ratio_csv());
   }
+  write_file_atomic(dir + "/setup.json", setup_.dump(2) + "\n");
   write_file_atomic(dir + "/summary.json", summary_text(summary()));
 }
 

@@ -8,6 +8,7 @@
 //                        pct_s,restarts,migrations,outcome
 //   DIR/timeseries.csv   time_s,cpu_util,mem_util,slot_util,pending,running,...
 //   DIR/edge_ratio.csv   time_s,deployment,edge_ratio,... (when the cluster has edge nodes)
+//   DIR/setup.json       nodes by tier and size, workloads, policies (sim/setup.h)
 //
 // The same scenario and seed give byte-identical files, except the wall-clock fields, which
 // RunOptions::wall_clock = false writes as 0.
@@ -107,6 +108,7 @@ class Simulation {
   Time end_ = 0;
   bool incomplete_ = false;
   double wall_s_ = 0;
+  Json setup_;  // setup.json (sim/setup.h)
 };
 
 // The outputs of a finished run, for tests and the compare command.

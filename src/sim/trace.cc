@@ -2,12 +2,16 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "core/k8s_objects.h"
+#include "core/limits.h"
 
 namespace orrery::sim {
 namespace {
+
+constexpr double kMaxSeconds = 9e12;
 
 struct LineReader {
   std::string_view line;
@@ -47,6 +51,11 @@ Trace parse_trace(std::string_view text, const std::string& source) {
         fail(std::string("expected ") + what + ", got \"" + std::string(tok) + "\"");
       }
       if (v < 0) fail(std::string("expected ") + what + ", got negative " + std::string(tok));
+      // Times are 64-bit microseconds: about 292,000 years.
+      if (v > kMaxSeconds) {
+        fail(std::string("expected ") + what + " of at most 9e12 (about 285,000 years), got " +
+             std::string(tok));
+      }
       return v;
     };
     TraceJob job{};
@@ -60,6 +69,14 @@ Trace parse_trace(std::string_view text, const std::string& source) {
       if (ec != std::errc() || p != n_tok.data() + n_tok.size() || n == 0) {
         fail("expected a positive task count, got \"" + std::string(n_tok) + "\"");
       }
+    }
+    if (static_cast<int64_t>(t.task_duration.size()) + n > input_limits().pods) {
+      fail(over_limit("tasks in the trace up to this job",
+                      static_cast<double>(t.task_duration.size()) + n, input_limits().pods,
+                      "tasks"));
+    }
+    if (t.task_duration.size() + n > std::numeric_limits<uint32_t>::max()) {
+      fail("more than 4,294,967,295 tasks in one trace");
     }
     std::string_view mean_tok = r.next();
     if (mean_tok.empty()) fail("expected a mean task duration after the task count");

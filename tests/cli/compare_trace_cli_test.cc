@@ -158,7 +158,7 @@ TEST(CompareTraceCli, EqualSeedsGiveByteIdenticalOutputs) {
 
   const std::vector<std::string> files = files_under(s.path("first"));
   EXPECT_EQ(files, files_under(s.path("second")));
-  EXPECT_EQ(files.size(), 11u);  // 3 + 4 + 3 run files and the report
+  EXPECT_EQ(files.size(), 12u);  // 3 + 5 (with setup.json) + 3 run files and the report
   for (const std::string& f : files) {
     EXPECT_EQ(orrery::read_text_file(s.path("first/" + f)),
               orrery::read_text_file(s.path("second/" + f)))

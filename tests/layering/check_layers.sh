@@ -26,4 +26,9 @@ if awk '/^orrery_library\(orrery_carico$/,/\)/' policies/carico/CMakeLists.txt |
   echo "orrery_carico (the core) links the simulator or gRPC" >&2
   exit 1
 fi
+if awk '/^orrery_library\(orrery_optpack$/,/\)/' policies/optpack/CMakeLists.txt |
+   grep -q orrery_sim; then
+  echo "orrery_optpack (the core) links orrery_sim" >&2
+  exit 1
+fi
 echo "layers ok: no sim/ include in framework, plugins or policy cores"

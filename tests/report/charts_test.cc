@@ -97,6 +97,28 @@ TEST(Charts, CdfOf500kPointsStaysSmallAndMarksPercentiles) {
   EXPECT_NE(svg.find(">cumulative fraction</text>"), std::string::npos);
 }
 
+// Stacked bars (shares of a whole): one bar per group, segments bottom to top, the y axis up to
+// the largest total.
+TEST(Charts, StackedBarChartStacksSeriesInOneBarPerGroup) {
+  BarChart b;
+  b.title = "Categories";
+  b.x_label = "nodes";
+  b.y = Axis{"instances (%)"};
+  b.stacked = true;
+  b.groups = {"4", "8"};
+  b.series = {{"Better", {60, 30}, {}, {}},
+              {"Baseline-Optimal", {40, 50}, {}, {}},
+              {"Failures", {0, 20}, {}, {}}};
+  const std::string svg = render_svg(b, "stack");
+  auto xml = check_xml(svg);
+  ASSERT_TRUE(xml.ok) << xml.error;
+  // 6 segments (a zero-height one included), the background, 3 legend swatches, the clip rect.
+  EXPECT_EQ(xml.elements.at("rect"), 6 + 1 + 3 + 1);
+  EXPECT_NE(svg.find("8 \u2014 Failures: 20"), std::string::npos);
+  EXPECT_NE(svg.find(">100</text>"), std::string::npos);  // totals reach 100
+  EXPECT_EQ(svg.find(">120</text>"), std::string::npos);  // and the axis does not overshoot
+}
+
 TEST(Charts, BarChartWithErrorBarsAndRotatedLabels) {
   BarChart b;
   b.title = "Edge ratio";

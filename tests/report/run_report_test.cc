@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "core/error.h"
 #include "scratch_dir.h"
@@ -85,16 +86,45 @@ TEST(RunReport, SharedProfilesAreDisambiguatedBySeedThenDirectory) {
     RunData r;
     r.dir = dir;
     r.summary = {{"profile", profile}, {"seed", seed}};
+    r.policy = profile;
+    r.seed = std::to_string(seed);
     return r;
   };
   std::vector<RunData> runs{run("out/a", "kubedsm", 1), run("out/b", "kubedsm", 2),
                             run("out/c", "bef", 1), run("x/c", "rnd", 1), run("y/c", "rnd", 1)};
   label_runs(runs);
-  EXPECT_EQ(runs[0].label, "kubedsm (seed 1)");
-  EXPECT_EQ(runs[1].label, "kubedsm (seed 2)");
-  EXPECT_EQ(runs[2].label, "bef");
-  EXPECT_EQ(runs[3].label, "rnd [c]");
-  EXPECT_EQ(runs[4].label, "rnd [c] #2");
+  EXPECT_EQ(runs[0].label, "kubedsm \u00b7 seed 1");
+  EXPECT_EQ(runs[1].label, "kubedsm \u00b7 seed 2");
+  EXPECT_EQ(runs[2].label, "bef \u00b7 seed 1");
+  EXPECT_EQ(runs[3].label, "rnd \u00b7 seed 1 [c]");
+  EXPECT_EQ(runs[4].label, "rnd \u00b7 seed 1 [c] #2");
+}
+
+// The finding: three different scenarios run by one policy all became "kube-default (seed N)".
+TEST(RunReport, RunsOfDifferentScenariosAreLabelledByScenarioPolicyAndSeed) {
+  Scratch s("labels");
+  for (const auto& [dir, scenario, seed] :
+       {std::tuple{"x", "oom", 2}, std::tuple{"y", "bursty", 1}, std::tuple{"z", "demo", 1}}) {
+    s.write(std::string(dir) + "/summary.json", std::string("{\"scenario\": \"") + scenario +
+                                                    "\", \"profile\": \"kube-default\", "
+                                                    "\"seed\": " +
+                                                    std::to_string(seed) + "}\n");
+  }
+  std::vector<RunData> runs{load_run(s.path("x")), load_run(s.path("y")), load_run(s.path("z"))};
+  label_runs(runs);
+  EXPECT_EQ(runs[0].label, "oom \u00b7 kube-default \u00b7 seed 2");
+  EXPECT_EQ(runs[1].label, "bursty \u00b7 kube-default \u00b7 seed 1");
+  EXPECT_EQ(runs[2].label, "demo \u00b7 kube-default \u00b7 seed 1");
+  // One scenario and one seed: the policy alone tells the runs apart.
+  std::vector<RunData> demo{load_run(kData + "kube-default"), load_run(kData + "kubedsm")};
+  label_runs(demo);
+  EXPECT_EQ(demo[0].label, "kube-default");
+  EXPECT_EQ(demo[1].label, "kubedsm");
+  // The report's columns and legends carry the labels.
+  write_run_report({s.path("x"), s.path("y"), s.path("z")}, s.path("r.html"));
+  const std::string html = slurp(s.path("r.html"));
+  EXPECT_NE(html.find("oom \u00b7 kube-default \u00b7 seed 2"), std::string::npos);
+  EXPECT_EQ(html.find("(seed 2)"), std::string::npos);
 }
 
 TEST(RunReport, ReportOverSeveralRunsHasEverySectionAndIsDeterministic) {
@@ -109,8 +139,10 @@ TEST(RunReport, ReportOverSeveralRunsHasEverySectionAndIsDeterministic) {
   for (const char* section : {">Runs</h2>", ">Jobs</h2>", ">Pods</h2>", ">Cluster over time</h2>",
                               ">Edge ratio</h2>", ">All summary values</h2>"})
     EXPECT_NE(html.find(section), std::string::npos) << section;
-  // 3 job CDFs (delay, JRT, short jobs), 2 pod CDFs, 6 time series, 3 edge-ratio charts.
-  EXPECT_EQ(xml.elements.at("svg"), 14);
+  // 3 job CDFs (delay, JRT, short jobs), 2 pod CDFs, 3 edge-ratio charts, and the time series as
+  // small multiples: 5 columns that vary × 2 runs with timeseries.csv (nodes_ready is constant).
+  EXPECT_EQ(xml.elements.at("svg"), 18);
+  EXPECT_NE(html.find("Constant in every run (not drawn): nodes_ready"), std::string::npos);
   // The delay CDF overlays all four runs; the pod CDFs only the two runs with pods.csv.
   const size_t delay = html.find("CDF of job delay</title>");
   const size_t jrt = html.find("CDF of job response time</title>");
@@ -124,7 +156,8 @@ TEST(RunReport, ReportOverSeveralRunsHasEverySectionAndIsDeterministic) {
   EXPECT_NE(html.find(">inconsistencies</th>"), std::string::npos);
   EXPECT_NE(html.find(">jobs.short.count</th>"), std::string::npos);
   EXPECT_NE(html.find(">100 ms</text>"), std::string::npos);
-  EXPECT_NE(html.find(">megha-rand</th><td>short</td>"), std::string::npos);
+  EXPECT_NE(html.find(">syn_250 \u00b7 megha-rand \u00b7 seed 3</th><td>short</td>"),
+            std::string::npos);
   // Same inputs, same bytes.
   write_run_report(dirs, s.path("r2.html"), "Fixture <report>");
   EXPECT_EQ(html, slurp(s.path("r2.html")));
@@ -138,14 +171,16 @@ TEST(RunReport, RunsWithoutAFileTheOthersHaveAreNamed) {
                    s.path("r.html"));
   const std::string html = slurp(s.path("r.html"));
   ASSERT_TRUE(check_xml(html).ok);
-  EXPECT_NE(html.find("Not every run wrote the same files: jobs-only without summary.json; "
-                      "megha-rand, jobs-only without pods.csv; megha-rand, jobs-only without "
-                      "timeseries.csv; megha-rand, jobs-only without edge_ratio.csv."),
-            std::string::npos);
-  for (const char* note : {"Not shown here (no pods.csv): megha-rand, jobs-only.",
-                           "Not shown here (no timeseries.csv): megha-rand, jobs-only.",
-                           "Not shown here (no edge_ratio.csv): megha-rand, jobs-only.",
-                           "Not shown here (no summary.json): jobs-only."})
+  const std::string megha = "syn_250 \u00b7 megha-rand \u00b7 seed 3";
+  EXPECT_NE(
+      html.find("Not every run wrote the same files: jobs-only without summary.json; " + megha +
+                ", jobs-only without pods.csv; " + megha + ", jobs-only without timeseries.csv; " +
+                megha + ", jobs-only without edge_ratio.csv."),
+      std::string::npos);
+  for (const std::string& note : {"Not shown here (no pods.csv): " + megha + ", jobs-only.",
+                                  "Not shown here (no timeseries.csv): " + megha + ", jobs-only.",
+                                  "Not shown here (no edge_ratio.csv): " + megha + ", jobs-only.",
+                                  std::string("Not shown here (no summary.json): jobs-only.")})
     EXPECT_NE(html.find(note), std::string::npos) << note;
   EXPECT_EQ(html.find("(no jobs.csv)"), std::string::npos);  // every run has one
 
@@ -262,8 +297,8 @@ TEST(RunReport, BadInputFailsWithLocationAndWritesNothing) {
   fs::create_directories(s.path("empty"));
   EXPECT_EQ(error_of({s.path("empty")}, out),
             s.path("empty") +
-                ": not a run directory: expected summary.json, jobs.csv, pods.csv, "
-                "timeseries.csv or edge_ratio.csv");
+                ": not a run directory: expected summary.json, setup.json, jobs.csv, "
+                "pods.csv, timeseries.csv or edge_ratio.csv");
   EXPECT_EQ(error_of({s.path("missing")}, out), s.path("missing") + ": not a directory");
   // A good directory followed by a bad one still writes nothing.
   EXPECT_NE(error_of({kData + "kubedsm", s.path("rows")}, out), "");

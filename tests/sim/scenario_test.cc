@@ -4,6 +4,7 @@
 
 #include "core/distribution.h"
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace orrery::sim {
 namespace {
@@ -131,10 +132,11 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nduration: soon\n"),
             "s.yaml:2: duration: expected a duration such as 90s, 500ms, 2m or a number of "
             "seconds, got \"soon\"");
-  EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nwrkloads: []\n"),
-            "s.yaml:2: wrkloads: unknown field (expected one of: name, description, seed, "
-            "duration, scheduler, schedulers, policies, lifecycle, metrics, cluster, workloads, "
-            "events)");
+  EXPECT_EQ(
+      error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nwrkloads: []\n"),
+      "s.yaml:2: wrkloads: unknown field \"wrkloads\" (did you mean \"workloads\"?); expected "
+      "one of: name, description, seed, duration, scheduler, schedulers, policies, "
+      "lifecycle, metrics, cluster, workloads, events");
   EXPECT_EQ(
       error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- deployment: {name: x}\n"),
       "s.yaml:1: missing duration: deployments (and open-ended arrivals) run until stopped");
@@ -167,6 +169,136 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- trace: {file: "
                      "/nonexistent.tr}\n"),
             "s.yaml:3: workloads[0].trace.file: no such trace file: /nonexistent.tr");
+}
+
+// Issue 11: unknown keys anywhere, duplicate keys and resource names Kubernetes would reject are
+// errors with FILE:LINE and the closest known name (each of these used to be accepted silently).
+TEST(ScenarioStrict, UnknownKeysAnywhereAreErrorsWithASuggestion) {
+  const std::string head = "duration: 1m\ncluster: {nodes: [{name: n, cpu: 4, memory: 4Gi}]}\n";
+  EXPECT_EQ(error_of("duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpus: 4}\n"),
+            "s.yaml:4: cluster.nodes[0].cpus: unknown field \"cpus\" (did you mean \"cpu\"?); "
+            "expected one of: name, count, cpu, memory, pods, gpu, ephemeral-storage, resources, "
+            "allocatable, labels, annotations, taints, tier, constraints, speed, unschedulable");
+  // In a pod template, keys are checked against the Kubernetes types.
+  EXPECT_EQ(
+      error_of(head + "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                      "        bogusField: 1\n        containers: [{name: c}]\n"),
+      "s.yaml:9: workloads[0].job.template.spec.bogusField: unknown field \"bogusField\" in "
+      "PodSpec");
+  EXPECT_EQ(
+      error_of(head + "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                      "        containers:\n        - name: c\n          resoures: {}\n"),
+      "s.yaml:11: workloads[0].job.template.spec.containers[0].resoures: unknown field "
+      "\"resoures\" in Container (did you mean \"resources\"?)");
+  EXPECT_EQ(error_of(head +
+                     "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                     "        containers: [{name: c}]\n        affinity:\n          nodeAffinity:\n"
+                     "            requiredDuringSchedulingIgnoredDuringExecution:\n"
+                     "              nodeSelectorTerms: [{matchExpresions: []}]\n"),
+            "s.yaml:13: workloads[0].job.template.spec.affinity.nodeAffinity."
+            "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpresions: "
+            "unknown field \"matchExpresions\" in NodeSelectorTerm (did you mean "
+            "\"matchExpressions\"?)");
+  EXPECT_EQ(error_of(head + "workloads:\n- jbo: {name: j, work: 1s}\n"),
+            "s.yaml:4: workloads[0].jbo: unknown workload \"jbo\" (did you mean \"job\"?); "
+            "expected deployment, job, arrivals, trace or demand_cycles");
+  EXPECT_EQ(error_of(head + "workloads:\n- job: {name: j, work: 1s, completion: 3}\n"),
+            "s.yaml:4: workloads[0].job.completion: unknown field \"completion\" (did you mean "
+            "\"completions\"?); expected one of: template, requests, limits, labels, annotations, "
+            "priority, priorityClassName, schedulerName, tolerations, nodeSelector, affinity, "
+            "topologySpreadConstraints, constraints, namespace, usage, work, name, at, "
+            "completions, parallelism, backoffLimit");
+  // Fields of Kubernetes types orrery does not read are accepted; those kube-scheduler would read
+  // are reported as not modelled.
+  const Scenario s = parse_scenario(head +
+                                        "workloads:\n- job:\n    name: j\n    work: 1s\n"
+                                        "    template:\n      spec:\n        restartPolicy: Never\n"
+                                        "        nodeName: n\n        containers: [{name: c, "
+                                        "image: busybox}]\n",
+                                    "s.yaml", "");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "s.yaml:10: workloads[0].job.template.spec.nodeName: not modelled: nodeName is "
+            "ignored (the scheduler places every pod)");
+}
+
+TEST(ScenarioStrict, DuplicateKeysAreErrorsNamingBothLines) {
+  EXPECT_EQ(error_of("duration: 1m\nduration: 2m\ncluster: {nodes: [{name: n, cpu: 1}]}\n"),
+            "s.yaml:2: duration: duplicate key \"duration\" (first given at line 1)");
+  EXPECT_EQ(error_of("duration: 1m\ncluster:\n  nodes:\n  - name: n\n    cpu: 1\n    cpu: 2\n"),
+            "s.yaml:6: cluster.nodes[0].cpu: duplicate key \"cpu\" (first given at line 5)");
+  EXPECT_EQ(error_of("duration: 1m\ncluster: {nodes: [{name: n, cpu: 1}]}\nworkloads:\n"
+                     "- job: {name: j, work: 1s, requests: {cpu: 1, cpu: 2}}\n"),
+            "s.yaml:4: workloads[0].job.requests.cpu: duplicate key \"cpu\" (first given at line "
+            "4)");
+}
+
+TEST(ScenarioStrict, ResourceNamesFollowKubernetesRules) {
+  const std::string head = "duration: 1m\ncluster: {nodes: [{name: n, cpu: 4, memory: 4Gi}]}\n";
+  // The issue's typo: it used to become an extended resource no node has, so every pod stayed
+  // Pending while the run exited 0.
+  EXPECT_EQ(error_of(head + "workloads:\n- job: {name: j, work: 1s, requests: {cpu: 1, memroy: "
+                            "1Gi}}\n"),
+            "s.yaml:4: workloads[0].job.requests.memroy: invalid resource name \"memroy\": must "
+            "be a standard resource for containers (cpu, memory, ephemeral-storage, "
+            "hugepages-<size>) or an extended resource with a domain prefix such as "
+            "example.com/foo (did you mean \"memory\"?)");
+  EXPECT_NE(
+      error_of(head + "workloads:\n- job:\n    name: j\n    work: 1s\n    template:\n      spec:\n"
+                      "        containers: [{name: c, resources: {limits: {memroy: 1Gi}}}]\n")
+          .find("s.yaml:9: workloads[0].job.template.spec.containers[0].resources.limits."
+                "memroy: invalid resource name \"memroy\""),
+      std::string::npos);
+  EXPECT_NE(error_of("duration: 1m\ncluster: {nodes: [{name: n, cpu: 4, resources: {gpus: 1}}]}\n")
+                .find("s.yaml:2: cluster.nodes[0].resources.gpus: invalid resource name \"gpus\""),
+            std::string::npos);
+  // Domain-prefixed extended resources and hugepages are accepted.
+  EXPECT_EQ(error_of("duration: 1m\ncluster: {nodes: [{name: n, cpu: 4, resources: "
+                     "{example.com/fpga: 2, hugepages-2Mi: 1Gi}}]}\nworkloads:\n- job: {name: j, "
+                     "work: 1s, requests: {cpu: 1, example.com/fpga: 1, hugepages-2Mi: 4Mi}}\n"),
+            "");
+}
+
+// Issue 11: absurd sizes fail while parsing, naming the field, before anything is allocated for
+// them (a node group of 100 million nodes used to build 100 million names first).
+TEST(ScenarioLimits, AbsurdCountsFailNamingTheField) {
+  EXPECT_EQ(error_of("duration: 1m\ncluster:\n  nodes:\n  - {name: n, cpu: 4, count: 100000000}\n"),
+            "s.yaml:4: cluster.nodes[0].count: too many: 100,000,000, more than the limit of "
+            "1,000,000 nodes; pass --allow-large to lift it (docs/scenarios.md, Limits)");
+  const std::string head = "duration: 1m\ncluster: {nodes: [{name: n, cpu: 4}]}\n";
+  EXPECT_EQ(error_of(head + "workloads:\n- job: {name: j, work: 1s, completions: 99999999999}\n"),
+            "s.yaml:4: workloads[0].job.completions: too many: 99,999,999,999, more than the "
+            "limit of 10,000,000 pods; pass --allow-large to lift it (docs/scenarios.md, Limits)");
+  // Simulated time x arrival rate: 100,000 h at 1,000 jobs/s.
+  const std::string flood =
+      "duration: 100000h\nmetrics: {sample_interval: 1h}\ncluster: {nodes: [{name: n, cpu: 4}]}\n"
+      "workloads:\n- arrivals: {name: a, rate: 1000, job: {work: 1s}}\n";
+  EXPECT_EQ(error_of(flood),
+            "s.yaml:5: workloads[0].arrivals: pods this run would create (arrivals: rate x "
+            "simulated time x completions): 360,000,000,000, more than the limit of 10,000,000 "
+            "pods; pass --allow-large to lift it (docs/scenarios.md, Limits)");
+  // The sum over workloads counts too.
+  EXPECT_NE(error_of(head + "workloads:\n- job: {name: a, work: 1s, completions: 6000000}\n"
+                            "- job: {name: b, work: 1s, completions: 5000000}\n")
+                .find("s.yaml:4: workloads[0].job: pods this run would create"),
+            std::string::npos);
+  // 10,000 h sampled every second.
+  EXPECT_NE(error_of("duration: 10000h\ncluster: {nodes: [{name: n, cpu: 4}]}\n")
+                .find("time-series samples: 36,000,000, more than the limit of 10,000,000"),
+            std::string::npos);
+  // The type's own range holds even with --allow-large.
+  allow_large_inputs(true);
+  EXPECT_EQ(error_of(flood), "");
+  EXPECT_EQ(error_of(head + "workloads:\n- job: {name: j, work: 1s, completions: 99999999999}\n"),
+            "s.yaml:4: workloads[0].job.completions: expected an integer <= 2147483647, got "
+            "99999999999");
+  allow_large_inputs(false);
+  // A run's own --duration is checked again when the simulation is set up.
+  Scenario s = parse_scenario(head +
+                                  "workloads:\n- arrivals: {name: a, rate: 1000, job: {work: "
+                                  "1s}}\n",
+                              "s.yaml", "");
+  EXPECT_THROW(check_scenario_limits(s, 100000 * 3600 * kSecond), InputError);
 }
 
 TEST(Distribution, ParsesDurationsAndSamplesDeterministically) {

@@ -39,6 +39,32 @@ TEST(Trace, MalformedLinesNameFileAndLine) {
   EXPECT_EQ(error_of(""), "t.tr: trace has no jobs");
 }
 
+// Issue 11: arrival times beyond 64-bit microseconds used to overflow (undefined behaviour, a
+// crash on some paths); task counts beyond the limit fail before their durations are stored.
+TEST(Trace, AbsurdTimesAndCountsAreErrors) {
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_trace(text, "t.tr");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("0 1 1 1\n1e308 1 1 1\n"),
+            "t.tr:2: expected an arrival time in seconds of at most 9e12 (about 285,000 years), "
+            "got 1e308");
+  EXPECT_EQ(error_of("9223372036854775808 1 1 1\n"),
+            "t.tr:1: expected an arrival time in seconds of at most 9e12 (about 285,000 years), "
+            "got 9223372036854775808");
+  EXPECT_EQ(error_of("0 1 1 1e300\n"),
+            "t.tr:1: expected a task duration in seconds of at most 9e12 (about 285,000 years), "
+            "got 1e300");
+  EXPECT_EQ(error_of("0 4294967295 1 1\n"),
+            "t.tr:1: tasks in the trace up to this job: 4,294,967,295, more than the limit of "
+            "10,000,000 tasks; pass --allow-large to lift it (docs/scenarios.md, Limits)");
+  EXPECT_EQ(error_of("9e12 1 1 1\n"), "");
+}
+
 TEST(Trace, ReadsSharedSyntheticTrace) {
   Trace t = read_trace(std::string(ORRERY_SHARED_DIR) + "/traces/megha/syn_250.0.tr");
   EXPECT_EQ(t.jobs.size(), 2000u);

@@ -1,5 +1,7 @@
 #include "policies/federated/recorder.h"
 
+#include <cmath>
+
 namespace orrery::federated {
 
 Recorder::Recorder(const Workload& w, size_t workers, double cutoff_s)
@@ -105,9 +107,10 @@ sim::Json Recorder::tasks_json() const {
   sim::Stats s = sim::summarize(std::move(pending));
   sim::Json out;
   out["count"] = n;
-  out["pending_p50_s"] = s.p50;
-  out["pending_p99_s"] = s.p99;
-  out["pct_mean_s"] = n ? static_cast<double>(pct_sum / static_cast<long double>(n)) : 0.0;
+  out["pending_p50_s"] = sim::number_or_null(s.p50);
+  out["pending_p99_s"] = sim::number_or_null(s.p99);
+  out["pct_mean_s"] =
+      sim::number_or_null(n ? static_cast<double>(pct_sum / static_cast<long double>(n)) : NAN);
   return out;
 }
 
@@ -116,10 +119,10 @@ sim::Json Recorder::utilization_json() const {
   const double mean =
       span > 0 && workers_ > 0
           ? static_cast<double>(busy_area_ / (static_cast<long double>(span) * workers_))
-          : 0.0;
+          : NAN;  // no time span: no mean (null)
   sim::Json out;
-  out["cpu_mean"] = mean;
-  out["slots_mean"] = mean;
+  out["cpu_mean"] = sim::number_or_null(mean);
+  out["slots_mean"] = sim::number_or_null(mean);
   return out;
 }
 

@@ -201,9 +201,10 @@ RunResult run_once(const RunSpec& spec) {
   r.edge_ratio_pooled = pooled.all;
   r.edge_ratio_pooled_busy = pooled.busy;
   if (sum.contains("edge_ratio")) {
-    r.edge_ratio = sum["edge_ratio"]["mean"].get<double>();
+    r.edge_ratio = number_or_nan(sum["edge_ratio"]["mean"]);
+    // A deployment that never had a pod placed has no ratio (null): left out.
     for (const auto& [d, v] : sum["edge_ratio"]["deployments"].items())
-      r.deployments[d] = v.get<double>();
+      if (v.is_number()) r.deployments[d] = v.get<double>();
   }
   if (!r.deployments.empty()) {
     double m = 0;
