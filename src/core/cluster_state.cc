@@ -189,8 +189,32 @@ void ClusterState::count_ports(const PodSpec& spec, NodeId node, int64_t sign) {
   }
 }
 
+const ApiObjects& ClusterState::api_objects() const {
+  static const ApiObjects kNone;
+  return api_ ? *api_ : kNone;
+}
+
+int ClusterState::claim_users(std::string_view ns, std::string_view claim) const {
+  if (claim_users_.empty()) return 0;
+  std::string key;
+  key.reserve(ns.size() + claim.size() + 1);
+  key.append(ns).append("/").append(claim);
+  auto it = claim_users_.find(key);
+  return it == claim_users_.end() ? 0 : it->second;
+}
+
+void ClusterState::count_claims(PodId id, int sign) {
+  const Pod& pod = pods_[id];
+  for (const PodVolume& v : pod.spec->volumes) {
+    if (v.kind != PodVolume::Kind::kClaim) continue;
+    auto it = claim_users_.try_emplace(pod.ns + "/" + v.id, 0).first;
+    if ((it->second += sign) <= 0) claim_users_.erase(it);
+  }
+}
+
 void ClusterState::count_on_node(PodId id, NodeId node) {
   const PodSpec& spec = *pods_[id].spec;
+  if (!spec.volumes.empty()) count_claims(id, 1);
   if (const GroupId g = pod_group_[id]; g != kNoGroup && !pods_[id].terminating) {
     count_group(g, node);
   }
@@ -241,6 +265,7 @@ void ClusterState::uncount(PodId id) {
     uncount_group(g, node);
   }
   count_requests(spec, node, -1);
+  if (!spec.volumes.empty()) count_claims(id, -1);
   if (spec.has_pod_affinity_terms()) unindex_affinity(id);
   std::vector<PodId>& list = node_pods_[node];
   const PodId last = list.back();

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/api_objects.h"
 #include "core/node.h"
 #include "core/pod.h"
 
@@ -122,6 +124,16 @@ class ClusterState {
   // Every namespace object, by name.
   const std::map<std::string, LabelSet, std::less<>>& namespaces() const { return namespaces_; }
 
+  // ---- other API objects (volumes, disruption budgets) ----
+  // The dump's PVCs, PVs, StorageClasses, CSINodes and PodDisruptionBudgets (immutable; empty
+  // when none were given).
+  void set_api_objects(std::shared_ptr<const ApiObjects> objects) { api_ = std::move(objects); }
+  const ApiObjects& api_objects() const;
+  // The number of counted pods (bound or assumed, not terminal) with a persistentVolumeClaim
+  // volume of claim ns/name: upstream's NodeInfo.PVCRefCounts summed over the nodes (the
+  // snapshot's usedPVCSet, which VolumeRestrictions reads for ReadWriteOncePod claims).
+  int claim_users(std::string_view ns, std::string_view claim) const;
+
   // ---- pods ----
   // Adds a pod. A pod whose node_name names a known node is assigned to it (and counted unless it
   // is terminal); an unknown node_name throws InputError. Duplicate ns/name throws InputError.
@@ -162,6 +174,7 @@ class ClusterState {
   // add_requests plus the scoring (non-zero) requests and a new node version.
   void count_requests(const PodSpec& spec, NodeId node, int64_t sign);
   void count_ports(const PodSpec& spec, NodeId node, int64_t sign);
+  void count_claims(PodId id, int sign);
   struct NodeGroup {
     GroupId group;
     uint32_t index;  // of the node's entry in group_nodes_[group]
@@ -195,6 +208,8 @@ class ClusterState {
   std::array<std::vector<PodId>, 2> affinity_pods_;
   std::vector<std::array<uint32_t, 2>> pod_affinity_slot_;
   std::map<std::string, LabelSet, std::less<>> namespaces_;
+  std::shared_ptr<const ApiObjects> api_;
+  std::unordered_map<std::string, int> claim_users_;  // "ns/claim" -> counted pods using it
   std::vector<uint64_t> pod_serial_;
   std::vector<GroupId> pod_group_;
   std::unordered_map<std::string, GroupId> group_by_key_;

@@ -4,10 +4,12 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/json_items.h"
+#include "core/k8s_api_objects.h"
 #include "core/k8s_names.h"
 #include "core/limits.h"
 #include "core/suggest.h"
@@ -582,6 +584,17 @@ NodeAffinity parse_node_affinity(const Ctx& c) {
 TopologySpreadConstraint parse_topology_spread_constraint(const Ctx& c) {
   return read_spread(c);
 }
+LabelSet parse_labels(const Ctx& c) {
+  LabelSet out;
+  read_labels(c, &out);
+  return out;
+}
+LabelSelector parse_label_selector(const Ctx& c) {
+  return read_affinity_selector(c);
+}
+NodeSelectorTerm parse_node_selector_term(const Ctx& c) {
+  return read_term(c);
+}
 
 namespace {
 
@@ -637,6 +650,7 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
     s.pod_affinity = read_pod_affinity_rules(aff.child("podAffinity"), s.labels);
     s.pod_anti_affinity = read_pod_affinity_rules(aff.child("podAntiAffinity"), s.labels);
   }
+  s.volumes = read_pod_volumes(c.child("volumes"));
   Ctx spread = c.child("topologySpreadConstraints");
   if (spread.defined()) {
     spread.expect_seq();
@@ -733,13 +747,14 @@ namespace {
 
 bool is_list_kind(const std::string& kind) {
   return kind == "List" || kind == "NodeList" || kind == "PodList" || kind == "PriorityClassList" ||
-         kind == "NamespaceList";
+         kind == "NamespaceList" ||
+         (kind.ends_with("List") && is_api_object_kind(kind.substr(0, kind.size() - 4)));
 }
 
 // What orrery does instead of modelling a field or object, for the warnings (k8s_warnings).
-constexpr const char* kNoVolumes =
-    "volumes are not modelled (VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions): "
-    "pods are placed as if they had none";
+constexpr const char* kNoCapacity =
+    "storage capacity tracking is not modelled: VolumeBinding takes every node's capacity as "
+    "sufficient for provisioning";
 constexpr const char* kNoDra =
     "DynamicResources (DRA) is not modelled: claims are not allocated and do not restrict nodes";
 
@@ -752,14 +767,10 @@ struct UnreadKind {
   const char* consequence;
 };
 constexpr UnreadKind kUnreadKinds[] = {
-    {"PersistentVolumeClaim", kNoVolumes},
-    {"PersistentVolume", kNoVolumes},
-    {"StorageClass", kNoVolumes},
-    {"CSINode", kNoVolumes},
-    {"CSIDriver", kNoVolumes},
-    {"VolumeAttachment", kNoVolumes},
-    {"PodDisruptionBudget",
-     "preemption ignores PodDisruptionBudgets (upstream picks victims that violate none first)"},
+    {"CSIDriver", kNoCapacity},
+    {"CSIStorageCapacity", kNoCapacity},
+    {"VolumeAttachment",
+     "NodeVolumeLimits counts the CSI volumes of the pods on a node, not VolumeAttachment objects"},
     {"Service",
      "PodTopologySpread's system default constraints find a pod's siblings by its controller "
      "only; upstream also counts the pods of Services that select it"},
@@ -786,16 +797,6 @@ void note_unmodelled(K8sObjects& out, const std::string& what, const char* conse
   out.unmodelled.push_back({what, consequence, 1, where, example});
 }
 
-// The volume sources that reach kube-scheduler's volume plugins (a PVC, a generic ephemeral
-// volume's PVC, or an in-tree disk VolumeRestrictions checks); others (configMap, secret,
-// emptyDir, hostPath, projected, downwardAPI, inline csi) do not.
-bool schedules_volume(const Ctx& volume) {
-  for (const char* k : {"persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
-                        "awsElasticBlockStore", "azureDisk", "rbd", "iscsi", "cinder"})
-    if (volume.has(k)) return true;
-  return false;
-}
-
 // Pod fields that can change kube-scheduler's decisions and that orrery does not model.
 void note_unmodelled_pod_fields(K8sObjects& out, const Ctx& spec, const Ctx& status, const Pod& p) {
   if (!spec.defined()) return;
@@ -811,16 +812,6 @@ void note_unmodelled_pod_fields(K8sObjects& out, const Ctx& spec, const Ctx& sta
       if (res.defined() && res.has("claims")) {
         note_unmodelled(out, "containers[].resources.claims", kNoDra, res.child("claims").where(),
                         key);
-      }
-    }
-  }
-  if (spec.has("volumes")) {
-    Ctx vols = spec.child("volumes");
-    for (size_t i = 0; i < vols.size(); ++i) {
-      if (schedules_volume(vols.item(i))) {
-        note_unmodelled(out, "spec.volumes (claims, ephemeral volumes, in-tree disks)", kNoVolumes,
-                        vols.item(i).where(), key);
-        break;
       }
     }
   }
@@ -882,6 +873,8 @@ struct Reader {
       priority_class(c);
     } else if (kind == "Namespace") {
       namespace_object(c);
+    } else if (is_api_object_kind(kind)) {
+      read_api_object(kind, c, &out.api);
     } else {
       out.ignored_kinds[kind]++;
       if (const char* consequence = unread_kind_consequence(kind)) {
@@ -1089,6 +1082,11 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
   for (auto& p : from.pods) into.pods.push_back(std::move(p));
   for (auto& pc : from.priority_classes) into.priority_classes.push_back(std::move(pc));
   for (auto& ns : from.namespaces) into.namespaces.push_back(std::move(ns));
+  for (auto& o : from.api.pvcs) into.api.pvcs.push_back(std::move(o));
+  for (auto& o : from.api.pvs) into.api.pvs.push_back(std::move(o));
+  for (auto& o : from.api.storage_classes) into.api.storage_classes.push_back(std::move(o));
+  for (auto& o : from.api.csi_nodes) into.api.csi_nodes.push_back(std::move(o));
+  for (auto& o : from.api.pdbs) into.api.pdbs.push_back(std::move(o));
   if (into.labelled_namespace_selector.empty()) {
     into.labelled_namespace_selector = std::move(from.labelled_namespace_selector);
   }
@@ -1110,6 +1108,11 @@ ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* 
   ClusterState state;
   for (const NamespaceObject& ns : objects.namespaces) state.add_namespace(ns.name, ns.labels);
   for (const Node& n : objects.nodes) state.add_node(n);
+  if (!objects.api.empty()) {
+    auto api = std::make_shared<ApiObjects>(objects.api);
+    api->index();
+    state.set_api_objects(std::move(api));
+  }
   // A partial dump: pods bound to nodes it does not hold. Upstream's cache never sees finished
   // pods' nodes matter; running ones take room on a node that cannot be chosen anyway.
   int finished = 0, running = 0;
@@ -1139,6 +1142,91 @@ ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* 
   return state;
 }
 
+namespace {
+
+// One line per kind of missing or partial object the volume plugins and preemption read.
+void volume_warnings(const K8sObjects& objects, std::vector<std::string>* out) {
+  ApiObjects api = objects.api;
+  api.index();
+  struct Tally {
+    int count = 0;
+    std::string first;
+    void add(const std::string& what) {
+      if (count++ == 0) first = what;
+    }
+  };
+  Tally no_pvc, no_pv, no_class, in_tree;
+  std::set<std::string> seen_claims;
+  bool csi_claims = false;
+  for (const Pod& p : objects.pods) {
+    for (const PodVolume& v : p.spec->volumes) {
+      if (v.kind == PodVolume::Kind::kGcePd || v.kind == PodVolume::Kind::kAwsEbs) {
+        in_tree.add("pod " + p.key() + " volume \"" + v.name + "\"");
+      }
+      if (v.kind != PodVolume::Kind::kClaim && v.kind != PodVolume::Kind::kEphemeral) continue;
+      const std::string claim = v.kind == PodVolume::Kind::kClaim ? v.id : p.name + "-" + v.name;
+      if (!seen_claims.insert(p.ns + "/" + claim).second) continue;
+      const PersistentVolumeClaim* pvc = api.find_pvc(p.ns, claim);
+      if (!pvc) {
+        no_pvc.add("pod " + p.key() + " claim \"" + claim + "\"");
+        continue;
+      }
+      if (!pvc->volume_name.empty()) {
+        const PersistentVolume* pv = api.find_pv(pvc->volume_name);
+        if (!pv) {
+          no_pv.add(pvc->where + ": claim " + pvc->key() + " volumeName \"" + pvc->volume_name +
+                    "\"");
+        } else if (!pv->csi_driver.empty()) {
+          csi_claims = true;
+        } else if (!pv->in_tree_source.empty()) {
+          in_tree.add(pv->where + ": PersistentVolume \"" + pv->name + "\" (" + pv->in_tree_source +
+                      ")");
+        }
+      } else if (!pvc->storage_class.empty()) {
+        const StorageClass* sc = api.find_storage_class(pvc->storage_class);
+        if (!sc) {
+          no_class.add(pvc->where + ": claim " + pvc->key() + " storageClassName \"" +
+                       pvc->storage_class + "\"");
+        } else if (sc->provisioner.find('/') == std::string::npos ||
+                   !sc->provisioner.starts_with("kubernetes.io/")) {
+          csi_claims = true;
+        }
+      }
+    }
+  }
+  auto line = [&](const Tally& t, const std::string& what, const std::string& consequence) {
+    if (t.count == 0) return;
+    out->push_back(std::to_string(t.count) + " " + what + " (first: " + t.first +
+                   "): " + consequence);
+  };
+  line(no_pvc, "PersistentVolumeClaim(s) used by pods are not in the input",
+       "kube-scheduler rejects their pods (persistentvolumeclaim \"…\" not found); add them "
+       "(kubectl get pvc -A -o yaml)");
+  line(no_pv, "claim(s) are bound to PersistentVolumes that are not in the input",
+       "their pods are unschedulable (persistentvolume \"…\" not found), as upstream; add them "
+       "(kubectl get pv -o yaml)");
+  line(no_class, "unbound claim(s) name StorageClasses that are not in the input",
+       "taken as Immediate binding, as kube-scheduler takes a class it cannot find (add them: "
+       "kubectl get storageclass -o yaml)");
+  line(in_tree, "volume(s) use in-tree sources",
+       "CSI migration is not modelled: NodeVolumeLimits does not count them and VolumeBinding "
+       "checks their node affinity untranslated");
+  if (csi_claims && objects.api.csi_nodes.empty() && !objects.nodes.empty()) {
+    out->push_back(
+        "pods use CSI volumes but the input has no CSINode objects: no attach limits "
+        "apply (NodeVolumeLimits), as for nodes without one upstream (add them: "
+        "kubectl get csinodes -o yaml)");
+  }
+  Tally no_status;
+  for (const PodDisruptionBudget& b : objects.api.pdbs)
+    if (!b.has_status) no_status.add(b.where + ": " + b.ns + "/" + b.name);
+  line(no_status, "PodDisruptionBudget(s) have no status.disruptionsAllowed",
+       "taken as 0 (the zero value kube-scheduler would read), so preemption counts every "
+       "matching victim as a violation");
+}
+
+}  // namespace
+
 std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
   std::vector<std::string> out;
   for (const Unmodelled& u : objects.unmodelled) {
@@ -1154,6 +1242,34 @@ std::vector<std::string> k8s_warnings(const K8sObjects& objects) {
   if (!objects.doubtful_resource_name.empty()) {
     out.push_back(objects.doubtful_resource_name +
                   " (the node offers it, but no pod can request a resource of that name)");
+  }
+  volume_warnings(objects, &out);
+  // Pod affinity terms naming a namespace that nothing in the input has (no Namespace object,
+  // no pod): upstream accepts them (the API server does not check) and they match no pod there.
+  std::set<std::string> known;
+  for (const NamespaceObject& ns : objects.namespaces) known.insert(ns.name);
+  for (const Pod& p : objects.pods) known.insert(p.ns);
+  int unknown = 0;
+  std::string first;
+  for (const Pod& p : objects.pods) {
+    for (const PodAffinityRules* r : {&p.spec->pod_affinity, &p.spec->pod_anti_affinity}) {
+      auto check = [&](const PodAffinityTerm& t) {
+        for (StrId n : t.namespaces) {
+          if (known.count(std::string(interned(n)))) continue;
+          if (unknown++ == 0) {
+            first = "pod " + p.key() + " names namespace \"" + std::string(interned(n)) + "\"";
+          }
+        }
+      };
+      for (const PodAffinityTerm& t : r->required) check(t);
+      for (const WeightedPodAffinityTerm& t : r->preferred) check(t.term);
+    }
+  }
+  if (unknown > 0) {
+    out.push_back(std::to_string(unknown) +
+                  " pod affinity term namespace(s) are not in the input (first: " + first +
+                  "): no Namespace object and no pod there, so the term matches no pod in it, as "
+                  "kube-scheduler does (check the name, or add the namespace's objects)");
   }
   return out;
 }

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/api_objects.h"
 #include "core/cluster_state.h"
 #include "core/node.h"
 #include "core/pod.h"
@@ -64,6 +65,8 @@ struct K8sObjects {
   std::vector<Pod> pods;
   std::vector<PriorityClass> priority_classes;
   std::vector<NamespaceObject> namespaces;
+  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, PodDisruptionBudgets.
+  ApiObjects api;
   std::map<std::string, int> ignored_kinds;  // kind → count of objects skipped
   // "FILE:LINE: path" of the first pod affinity namespaceSelector that names labels (not {}),
   // or "" (see k8s_warnings).
@@ -93,8 +96,11 @@ ClusterState build_cluster(const K8sObjects& objects, std::vector<std::string>* 
 // Warnings about the (merged) objects, one line per kind of problem with a count and the first
 // example: fields and objects not modelled that can change decisions (K8sObjects::unmodelled), a
 // namespaceSelector that names labels while the input has no Namespace objects (every namespace
-// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find), and a
-// node resource name that is neither standard nor a domain-prefixed extended resource.
+// is then taken to have no labels, as kube-scheduler does for a namespace it cannot find), a node
+// resource name that is neither standard nor a domain-prefixed extended resource; pods whose
+// volumes need objects the input lacks (a claim, its PersistentVolume or StorageClass; CSINodes),
+// PodDisruptionBudgets without a status, in-tree volume sources (not translated to CSI), pod
+// affinity terms naming namespaces absent from the input.
 std::vector<std::string> k8s_warnings(const K8sObjects& objects);
 
 // Single-object parsers, reused by scenario files that embed pod or node templates. `where` is
@@ -107,6 +113,12 @@ PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec,
 // addedAffinity, PodTopologySpread's defaultConstraints). Errors name c's file, line and path.
 NodeAffinity parse_node_affinity(const yaml::Ctx& c);
 TopologySpreadConstraint parse_topology_spread_constraint(const yaml::Ctx& c);
+// Parsers shared with the readers of other kinds (core/k8s_api_objects): a label map; a label
+// selector validated as the API server does (operators In/NotIn/Exists/DoesNotExist, key and
+// value syntax); one node selector term (upstream's parse errors kept, as for node affinity).
+LabelSet parse_labels(const yaml::Ctx& c);
+LabelSelector parse_label_selector(const yaml::Ctx& c);
+NodeSelectorTerm parse_node_selector_term(const yaml::Ctx& c);
 
 std::string read_text_file(const std::string& path);  // throws InputError when unreadable
 

@@ -51,8 +51,8 @@ struct Container {
   std::string image;
   Resources requests;
   Resources limits;
-  uint32_t requests_set = 0;  // bit r: requests[r] was given (distinguishes 0 from missing)
-  bool restartable = false;   // init container with restartPolicy: Always (sidecar)
+  uint32_t requests_set = 0;         // bit r: requests[r] was given (distinguishes 0 from missing)
+  bool restartable = false;          // init container with restartPolicy: Always (sidecar)
   std::vector<HostPort> host_ports;  // ports[] with a hostPort
 };
 
@@ -96,6 +96,21 @@ struct PodAffinityRules {
   bool empty() const { return required.empty() && preferred.empty(); }
 };
 
+// One entry of spec.volumes, as far as the volume plugins read it: claims (persistentVolumeClaim,
+// and generic ephemeral volumes, whose claim is named "<pod>-<volume>") and the in-tree disks
+// VolumeRestrictions checks for conflicts. Other sources are kOther.
+struct PodVolume {
+  enum class Kind : uint8_t { kOther, kClaim, kEphemeral, kGcePd, kAwsEbs, kRbd, kIscsi };
+  Kind kind = Kind::kOther;
+  std::string name;  // volumes[].name
+  // kClaim: claimName; kGcePd: pdName; kAwsEbs: volumeID; kIscsi: iqn; kRbd: image.
+  std::string id;
+  std::string pool;                   // kRbd: pool
+  std::vector<std::string> monitors;  // kRbd: monitors
+  bool read_only = false;
+  bool operator==(const PodVolume&) const = default;
+};
+
 struct PodSpec {
   LabelSet labels;
   LabelSet annotations;
@@ -116,7 +131,20 @@ struct PodSpec {
   std::vector<TopologySpreadConstraint> topology_spread;
   PodAffinityRules pod_affinity;
   PodAffinityRules pod_anti_affinity;
-  uint64_t constraints = 0;  // orrery.io/constraints: machine constraints the task requires
+  uint64_t constraints = 0;        // orrery.io/constraints: machine constraints the task requires
+  std::vector<PodVolume> volumes;  // spec.volumes
+
+  // A volume through a PersistentVolumeClaim (persistentVolumeClaim or ephemeral).
+  bool has_claim_volumes() const {
+    for (const PodVolume& v : volumes)
+      if (v.kind == PodVolume::Kind::kClaim || v.kind == PodVolume::Kind::kEphemeral) return true;
+    return false;
+  }
+  bool has_ephemeral_volumes() const {
+    for (const PodVolume& v : volumes)
+      if (v.kind == PodVolume::Kind::kEphemeral) return true;
+    return false;
+  }
 
   // Derived by finalize().
   Resources request;          // effective request (filtering, accounting); request[kPods] == 1

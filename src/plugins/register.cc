@@ -16,11 +16,15 @@
 #include "plugins/noderesources/balanced_allocation.h"
 #include "plugins/noderesources/fit.h"
 #include "plugins/nodeunschedulable/node_unschedulable.h"
+#include "plugins/nodevolumelimits/csi_limits.h"
 #include "plugins/notmodelled/not_modelled.h"
 #include "plugins/podtopologyspread/pod_topology_spread.h"
 #include "plugins/prioritysort/priority_sort.h"
 #include "plugins/schedulinggates/scheduling_gates.h"
 #include "plugins/tainttoleration/taint_toleration.h"
+#include "plugins/volumebinding/volume_binding.h"
+#include "plugins/volumerestrictions/volume_restrictions.h"
+#include "plugins/volumezone/volume_zone.h"
 
 namespace orrery::plugins {
 
@@ -47,6 +51,10 @@ void register_default_plugins(fw::PluginRegistry& registry) {
   registry.add(names::kSchedulingGates, no_args<SchedulingGates>());
   registry.add(names::kNodePorts, no_args<NodePorts>());
   registry.add(names::kImageLocality, no_args<ImageLocality>());
+  registry.add(names::kVolumeRestrictions, no_args<VolumeRestrictions>());
+  registry.add(names::kNodeVolumeLimits, no_args<NodeVolumeLimits>());
+  registry.add(names::kVolumeBinding, no_args<VolumeBinding>());
+  registry.add(names::kVolumeZone, no_args<VolumeZone>());
   registry.add(names::kNodeAffinity, [](const fw::PluginArgs& a) {
     return std::make_unique<NodeAffinityPlugin>(NodeAffinityArgs::parse(a.args));
   });

@@ -19,7 +19,8 @@ namespace orrery::plugins {
 
 // Registers PrioritySort, NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
 // NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity,
-// DefaultPreemption, DefaultBinder, the accepted-but-not-modelled default plugins (see
+// NodePorts, ImageLocality, SchedulingGates, VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+// VolumeZone, DefaultPreemption, DefaultBinder, the accepted-but-not-modelled default plugins (see
 // notmodelled/), and orrery's own MachineConstraints (not in the default profile).
 void register_default_plugins(fw::PluginRegistry& registry);
 

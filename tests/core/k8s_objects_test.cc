@@ -200,13 +200,17 @@ TEST(K8sObjects, UnmodelledFieldsAreCollectedOncePerKindOnBothPaths) {
   EXPECT_EQ(y.unmodelled[1].what, "kind Service");
   const std::string json =
       R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":)"
-      R"([{"name":"c"}],"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}]}}]})";
+      R"([{"name":"c"}],"resourceClaims":[{"name":"g"}],)"
+      R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}]}}]})";
   K8sObjects j = parse_k8s_objects(json, "d.json");
+  // Volumes are modelled (the volume plugins): only the DRA claim is unmodelled.
   ASSERT_EQ(j.unmodelled.size(), 1u);
-  EXPECT_EQ(j.unmodelled[0].what, "spec.volumes (claims, ephemeral volumes, in-tree disks)");
+  EXPECT_EQ(j.unmodelled[0].what, "spec.resourceClaims");
   // Merging adds counts of the same kind.
   merge_into(y, std::move(j));
-  EXPECT_EQ(y.unmodelled.size(), 3u);
+  ASSERT_EQ(y.unmodelled.size(), 2u);
+  EXPECT_EQ(y.unmodelled[0].count, 3);
+  // The two unmodelled kinds, and the claim "c" the input does not hold.
   EXPECT_EQ(k8s_warnings(y).size(), 3u);
 }
 

@@ -57,11 +57,15 @@ TEST(Config, DefaultProfileIsUpstreamDefault) {
   EXPECT_EQ(p.queue_sort->name(), "PrioritySort");
   EXPECT_EQ(names(p.pre_filter),
             (std::vector<std::string>{"NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                      "PodTopologySpread", "InterPodAffinity"}));
+                                      "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
+                                      "VolumeZone", "PodTopologySpread", "InterPodAffinity"}));
   EXPECT_EQ(names(p.filter),
             (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
                                       "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                                      "PodTopologySpread", "InterPodAffinity"}));
+                                      "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
+                                      "VolumeZone", "PodTopologySpread", "InterPodAffinity"}));
+  // VolumeBinding's Reserve (its choices assumed for later pods).
+  EXPECT_EQ(names(p.reserve), std::vector<std::string>{"VolumeBinding"});
   EXPECT_EQ(names(p.post_filter), std::vector<std::string>{"DefaultPreemption"});
   EXPECT_EQ(names(p.pre_score),
             (std::vector<std::string>{"TaintToleration", "NodeAffinity", "NodeResourcesFit",
@@ -116,7 +120,7 @@ TEST(Config, PointEnabledOverridesMultiPointAndComesFirst) {
                                                           {"NodeResourcesBalancedAllocation", 1},
                                                           {"ImageLocality", 1}}));
   // Filter is untouched.
-  EXPECT_EQ(p[0]->filter.size(), 8u);
+  EXPECT_EQ(p[0]->filter.size(), 12u);
 }
 
 TEST(Config, DisableAllAtOnePoint) {
@@ -125,7 +129,7 @@ TEST(Config, DisableAllAtOnePoint) {
                             "      enabled: [{name: NodeResourcesFit, weight: 2}]\n"));
   EXPECT_EQ(weights(*p[0]),
             (std::vector<std::pair<std::string, int64_t>>{{"NodeResourcesFit", 2}}));
-  EXPECT_EQ(p[0]->filter.size(), 8u);
+  EXPECT_EQ(p[0]->filter.size(), 12u);
   // PreScore is its own point: still every default PreScore plugin.
   EXPECT_EQ(p[0]->pre_score.size(), 6u);
 }
@@ -173,14 +177,14 @@ TEST(Config, NotModelledPluginsAreAcceptedWithWarning) {
   std::vector<std::string> warnings;
   auto cfg = fw::parse_scheduler_config(
       profile(
-          "  plugins:\n    multiPoint:\n      enabled: [{name: VolumeBinding, weight: 4}]\n"
-          "  pluginConfig:\n  - name: VolumeZone\n    args: {foo: 2}\n"),
+          "  plugins:\n    multiPoint:\n      enabled: [{name: DynamicResources, weight: 4}]\n"
+          "  pluginConfig:\n  - name: DynamicResources\n    args: {foo: 2}\n"),
       "c.yaml");
   auto p = build_profiles(cfg, registry(), &warnings);
-  ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_NE(warnings[0].find("VolumeBinding is accepted but not modelled"), std::string::npos);
-  EXPECT_NE(warnings[1].find("VolumeZone"), std::string::npos);
-  EXPECT_EQ(p[0]->score.size(), 7u);  // VolumeBinding is not instantiated
+  ASSERT_EQ(warnings.size(), 1u);  // one warning per plugin, its args included
+  EXPECT_NE(warnings[0].find("DynamicResources is accepted but not modelled"),
+            std::string::npos);
+  EXPECT_EQ(p[0]->score.size(), 7u);  // DynamicResources is not instantiated
   // The default profile names them only implicitly: no warning.
   warnings.clear();
   build_profiles(fw::default_scheduler_config(), registry(), &warnings);

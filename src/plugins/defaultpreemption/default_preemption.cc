@@ -34,15 +34,17 @@ bool has_lower_priority_pod(const ClusterState& st, NodeId node, int32_t priorit
 struct Candidate {
   NodeId node;
   std::vector<PodId> victims;  // most important first
+  int pdb_violations = 0;
 };
 
-// pickOneNodeForPreemption with upstream's default score functions (no PDBs: the first one,
-// fewest PDB violations, ties everywhere and is left out).
+// pickOneNodeForPreemption with upstream's default score functions.
 size_t pick_one_node(const ClusterState& st, const std::vector<Candidate>& cands) {
   std::vector<size_t> pool(cands.size());
   for (size_t i = 0; i < pool.size(); ++i) pool[i] = i;
   auto priority = [&](PodId p) { return static_cast<int64_t>(st.pod(p).spec->priority); };
   const std::vector<std::function<int64_t(const Candidate&)>> funcs = {
+      // The fewest PodDisruptionBudget violations.
+      [&](const Candidate& c) { return -static_cast<int64_t>(c.pdb_violations); },
       // The lowest highest-priority victim.
       [&](const Candidate& c) { return -priority(c.victims.front()); },
       // The smallest sum of priorities (shifted to be non-negative).
@@ -90,6 +92,29 @@ size_t pick_one_node(const ClusterState& st, const std::vector<Candidate>& cands
 
 }  // namespace
 
+void split_by_pdb_violation(const ClusterState& st, const std::vector<PodId>& pods,
+                            std::vector<PodId>* violating, std::vector<PodId>* non_violating) {
+  const std::vector<PodDisruptionBudget>& pdbs = st.api_objects().pdbs;
+  std::vector<int64_t> allowed(pdbs.size());
+  for (size_t i = 0; i < pdbs.size(); ++i) allowed[i] = pdbs[i].disruptions_allowed;
+  for (PodId p : pods) {
+    const Pod& pod = st.pod(p);
+    bool violated = false;
+    if (!pod.spec->labels.empty()) {  // a pod without labels matches no budget
+      for (size_t i = 0; i < pdbs.size(); ++i) {
+        const PodDisruptionBudget& b = pdbs[i];
+        if (b.ns != pod.ns || !b.selector || b.selector->empty() ||
+            !b.selector->matches(pod.spec->labels)) {
+          continue;  // a nil or empty selector matches nothing
+        }
+        if (b.disrupted_pods.count(pod.name)) continue;  // already processed by the API server
+        if (--allowed[i] < 0) violated = true;
+      }
+    }
+    (violated ? violating : non_violating)->push_back(p);
+  }
+}
+
 DefaultPreemptionArgs DefaultPreemptionArgs::parse(const yaml::Ctx& args) {
   DefaultPreemptionArgs a;
   expect_arg_keys(args, {"minCandidateNodesPercentage", "minCandidateNodesAbsolute"});
@@ -127,9 +152,11 @@ size_t DefaultPreemption::num_candidates(size_t num_nodes) const {
 bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
                                                fw::FrameworkHandle& handle, NodeId node,
                                                std::vector<PodId>* victims,
-                                               std::vector<std::string>* reasons) {
+                                               std::vector<std::string>* reasons,
+                                               int* pdb_violations) {
   ClusterState& st = handle.mutable_state();
   victims->clear();
+  int violations = 0;
   std::vector<PodId> potential;
   for (PodId p : st.pods_on(node))
     if (st.pod(p).spec->priority < cycle.spec.priority) potential.push_back(p);
@@ -153,15 +180,27 @@ bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
   }
   std::sort(potential.begin(), potential.end(),
             [&](PodId a, PodId b) { return more_important(st, a, b); });
-  for (PodId v : potential) {
+  // Reprieve as many as possible: first the victims whose eviction would violate a
+  // PodDisruptionBudget, then the others, each group from the most important.
+  std::vector<PodId> violating, non_violating;
+  split_by_pdb_violation(st, potential, &violating, &non_violating);
+  auto reprieve = [&](PodId v) {
     st.assign(v, node);
     handle.added_pod(cycle, v, node);
-    if (!handle.passes_filters(cycle, node)) {
-      st.unassign(v);
-      handle.removed_pod(cycle, v, node);
-      victims->push_back(v);
-    }
+    if (handle.passes_filters(cycle, node)) return true;
+    st.unassign(v);
+    handle.removed_pod(cycle, v, node);
+    victims->push_back(v);
+    return false;
+  };
+  for (PodId v : violating)
+    if (!reprieve(v)) ++violations;
+  for (PodId v : non_violating) reprieve(v);
+  if (!violating.empty() && !non_violating.empty()) {
+    std::sort(victims->begin(), victims->end(),
+              [&](PodId a, PodId b) { return more_important(st, a, b); });
   }
+  if (pdb_violations) *pdb_violations = violations;
   restore(*victims);
   if (victims->empty()) {
     *reasons = {"expected at least one victim pod on node " + st.node(node).name};
@@ -224,6 +263,7 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
     const size_t wanted = num_candidates(potential.size());
     std::vector<PodId> victims;
     std::vector<std::string> reasons;
+    int violations = 0;
     int no_victims = 0;  // nodes without lower-priority pods (the common case under overload)
     for (size_t i = 0; i < potential.size(); ++i) {
       const NodeId node = potential[(offset + i) % potential.size()];
@@ -232,8 +272,8 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
         ++no_victims;
         continue;
       }
-      if (select_victims_on_node(cycle, handle, node, &victims, &reasons)) {
-        candidates.push_back({node, victims});
+      if (select_victims_on_node(cycle, handle, node, &victims, &reasons, &violations)) {
+        candidates.push_back({node, victims, violations});
         if (candidates.size() >= wanted) break;
       } else {
         ++statuses;

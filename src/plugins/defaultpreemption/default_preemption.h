@@ -1,4 +1,4 @@
-// DefaultPreemption (PostFilter), upstream v1.34 preemption without PodDisruptionBudgets:
+// DefaultPreemption (PostFilter), upstream v1.34 preemption:
 //  1. Eligibility (PodEligibleToPreemptOthers): preemptionPolicy Never → "not eligible due to
 //     preemptionPolicy=Never."; a pod whose nominated node still has lower-priority pods being
 //     deleted by an earlier preemption waits ("not eligible due to a terminating pod on the
@@ -7,11 +7,15 @@
 //     order from a random offset (0 with `deterministic`) until max(10 %, 100) of them
 //     (minCandidateNodesPercentage / minCandidateNodesAbsolute) yield victims.
 //  3. SelectVictimsOnNode: remove every lower-priority pod; if the pod then passes the filters,
-//     re-add ("reprieve") them from the most important (priority desc, earlier start first)
-//     keeping each one that still lets the pod fit; the rest are the victims.
-//  4. pickOneNodeForPreemption: fewest PDB violations (always 0 here), lowest highest-victim
-//     priority, lowest Σ(priority + 2^31), fewest victims, latest start of the highest-priority
-//     victims, then the first candidate.
+//     re-add ("reprieve") them keeping each one that still lets the pod fit: first the pods whose
+//     eviction would violate a PodDisruptionBudget (filterPodsWithPDBViolation: a budget of the
+//     pod's namespace whose non-empty selector matches the pod's labels, not listing it in
+//     status.disruptedPods, has its status.disruptionsAllowed decremented per matching pod; a pod
+//     taking one below 0 violates), then the others, each group from the most important (priority
+//     desc, earlier start first); the rest are the victims, with the number that violate.
+//  4. pickOneNodeForPreemption: fewest PDB violations, lowest highest-victim priority, lowest
+//     Σ(priority + 2^31), fewest victims, latest start of the highest-priority victims, then the
+//     first candidate.
 // With no candidate the message is "preemption: 0/N nodes are available: <reasons>." where
 // nodes never dry-run count as "Preemption is not helpful for scheduling".
 // Orrery has no pod start times in snapshots: creationTimestamp stands in for status.startTime.
@@ -32,6 +36,11 @@ struct DefaultPreemptionArgs {
   static DefaultPreemptionArgs parse(const yaml::Ctx& args);
 };
 
+// filterPodsWithPDBViolation: `pods` (in order) split into those whose eviction would violate a
+// PodDisruptionBudget of the state's and the others.
+void split_by_pdb_violation(const ClusterState& st, const std::vector<PodId>& pods,
+                            std::vector<PodId>* violating, std::vector<PodId>* non_violating);
+
 class DefaultPreemption : public fw::Plugin {
  public:
   explicit DefaultPreemption(DefaultPreemptionArgs args = {}, bool deterministic = false);
@@ -48,7 +57,7 @@ class DefaultPreemption : public fw::Plugin {
   // pod fit on `node`; false with the reasons otherwise. The state is restored before returning.
   bool select_victims_on_node(const fw::CycleContext& cycle, fw::FrameworkHandle& handle,
                               NodeId node, std::vector<PodId>* victims,
-                              std::vector<std::string>* reasons);
+                              std::vector<std::string>* reasons, int* pdb_violations = nullptr);
   // calculateNumCandidates.
   size_t num_candidates(size_t num_nodes) const;
 

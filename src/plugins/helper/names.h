@@ -17,6 +17,10 @@ inline constexpr const char* kDefaultBinder = "DefaultBinder";
 inline constexpr const char* kSchedulingGates = "SchedulingGates";
 inline constexpr const char* kNodePorts = "NodePorts";
 inline constexpr const char* kImageLocality = "ImageLocality";
+inline constexpr const char* kVolumeRestrictions = "VolumeRestrictions";
+inline constexpr const char* kNodeVolumeLimits = "NodeVolumeLimits";
+inline constexpr const char* kVolumeBinding = "VolumeBinding";
+inline constexpr const char* kVolumeZone = "VolumeZone";
 // orrery plugins (not in kube-scheduler).
 inline constexpr const char* kMachineConstraints = "MachineConstraints";
 

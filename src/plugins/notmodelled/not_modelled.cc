@@ -3,9 +3,7 @@
 namespace orrery::plugins {
 
 const std::vector<std::string>& not_modelled_plugins() {
-  static const std::vector<std::string> kNames = {
-      "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-      "DynamicResources"};
+  static const std::vector<std::string> kNames = {"DynamicResources"};
   return kNames;
 }
 

@@ -1,7 +1,6 @@
 // Upstream default plugins orrery accepts in configurations but does not model, because the
 // objects they look at are not part of orrery's cluster model. For the pods and nodes orrery reads
 // each of them is a no-op upstream too (PreFilter/PreScore Skip):
-//   VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone   volumes / PVCs (not read)
 //   DynamicResources    ResourceClaims (not read)
 // Their registry factories return nullptr, so profiles leave them out; naming one explicitly in a
 // configuration gives a warning.
