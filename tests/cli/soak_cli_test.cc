@@ -66,7 +66,11 @@ TEST(Soak, TwentyFourSimulatedHoursKeepMemoryFlat) {
   std::printf(
       "soak: %zu samples, RSS after warm-up %ld KiB, steady-state max %ld KiB, growth %ld KiB\n",
       samples.size(), after_warmup, steady_max, growth);
-  EXPECT_LT(growth, 16 * 1024) << "RSS grew from " << after_warmup << " KiB to " << steady_max
+  // The bound: the output records kept for the CSVs (about 1 KB per pod, ~18,000 pods) may fall in
+  // the steady window when the run is fast (~0.2 s on an idle machine; warm-up is wall-clock
+  // based), which measured up to 19 MiB; a leak of 128 B per event (~300,000 events, 37 MiB) is
+  // still caught. Streaming the records to disk (docs/simulator.md) would let this tighten.
+  EXPECT_LT(growth, 32 * 1024) << "RSS grew from " << after_warmup << " KiB to " << steady_max
                                << " KiB during the steady state";
 }
 
