@@ -378,7 +378,10 @@ void MeghaSim::send_update_now(uint32_t lm, uint32_t gm) {
 void MeghaSim::on_crash(uint32_t component) {
   if (component < gms_) {  // the GM's view is gone; until it registers again it knows nothing
     std::fill_n(view(component), total_words_, uint64_t{0});
+    return;
   }
+  const size_t off = static_cast<size_t>(component - gms_) * gms_ * words_;  // the LM's deltas
+  for (uint32_t g = 0; g < gms_; ++g) std::fill_n(dirty(g) + off, gms_ * words_, uint64_t{0});
 }
 
 void MeghaSim::on_restart(uint32_t component) {

@@ -132,6 +132,29 @@ TEST(FederatedFaults, MeghaGmRestartRebuildsItsViewFromTheLms) {
   EXPECT_GT(during, 3);
 }
 
+// One GM, one LM, three workers; the GM is down from 2 s to 5 s while its 10-s task runs. It
+// loses its view (two free workers); only the LM's answer to its registration can tell it they are
+// free (with one GM, status updates carry nothing: every change is its own). The 20-s job's three
+// 1-s tasks then run side by side: finished at 20 s + verify, launch, 1 s, report.
+TEST(FederatedFaults, MeghaRestartedGmLearnsTheFreeWorkersFromItsRegistration) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"111"}}}), "one.json");
+  Workload w = make_workload(testing::trace("0 1 10 10\n20 3 1 1 1 1\n"),
+                             testing::no_constraints(1), 1, c);
+  RunOptions o;
+  o.wall_clock = false;
+  o.faults = std::make_shared<const FaultPlan>(
+      parse_fault_plan("crashes: [{component: gm0, at: 2s, restart: 5s}]\n", "f.yaml", c));
+  const RunOutput r = run_federated(w, c, o);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[1].finish, 21'001'500);
+  EXPECT_EQ(r.summary["faults"]["task_launches"], 4);
+  // An LM that restarts sends full snapshots too: an LM crash over the same window changes
+  // nothing here (no message reached it while down).
+  o.faults = std::make_shared<const FaultPlan>(
+      parse_fault_plan("crashes: [{component: lm0, at: 2s, restart: 5s}]\n", "f.yaml", c));
+  EXPECT_EQ(run_federated(w, c, o).jobs[1].finish, 21'001'500);
+}
+
 // An empty plan goes through the fault layer (split completion messages, held checks) without
 // changing any job's timing.
 TEST(FederatedFaults, AnEmptyPlanChangesNoJob) {
