@@ -215,23 +215,22 @@ void MeghaSim::handle(const sim::Event& e) {
         const uint32_t grp = group_of(slot);
         if (grp % gms_ == gm) ++n_.inconsistencies_internal;
         const uint32_t delta = take_delta(grp / gms_, gm);
-        // With faults, the rejection also names the task of gm's own that holds the worker, if
-        // one does: a completion of it that overtook this message already freed the worker.
-        uint32_t own = 0;
+        // With faults, gm may map a worker its own task still holds: the task's completion
+        // reached gm before it reached this LM (two links). gm learns of the worker's release
+        // from nobody then (§4.4 keeps it out of gm's deltas), so this LM reports it after all.
         if (faults_ && slot_task_[slot] != kNoTask && gm_of(slot_task_[slot]) == gm)
-          own = slot_task_[slot] + 1;
-        send(lm_id(grp / gms_), gm, kReject, pack(own, task), pack(delta, slot));
+          report_release_[slot] = 1;
+        send(lm_id(grp / gms_), gm, kReject, task, pack(delta, slot));
       }
       break;
     }
     case kReject: {  // at the GM
-      const uint32_t task = lo32(e.a), own = hi32(e.a);
+      const auto task = static_cast<uint32_t>(e.a);
       const uint32_t slot = lo32(e.b);
       const uint32_t gm = gm_of(task);
       freed_.clear();
       apply_delta(gm, group_of(slot) / gms_, hi32(e.b));
-      // The rejection itself says it is busy (unless with a task of gm's own known finished).
-      if (own == 0 || !task_done_[own - 1]) clear_bit(view(gm), slot);
+      clear_bit(view(gm), slot);  // the rejection itself says it is busy
       // The rejected task is the oldest: retry it on the refreshed view first, else it goes back
       // to the head of the queue; then the freed workers go to the queue.
       if (p_.retry_rejected && place(gm, task)) {
@@ -268,6 +267,8 @@ void MeghaSim::handle(const sim::Event& e) {
       mark_changed(slot, gm);  // §4.4: not reported to gm by status updates
       if (faults_) {  // the GM's part is kCompletionGm
         slot_task_[slot] = kNoTask;
+        if (report_release_[slot]) set_bit(dirty(gm), slot);  // see kVerify
+        report_release_[slot] = 0;
         break;
       }
       rec_.task_reported(task_job_[task], now);
@@ -276,7 +277,6 @@ void MeghaSim::handle(const sim::Event& e) {
     }
     case kCompletionGm: {
       const auto task = static_cast<uint32_t>(e.a);
-      task_done_[task] = 1;
       rec_.task_reported(task_job_[task], now);
       offer(gm_of(task), static_cast<uint32_t>(e.b));
       break;
@@ -315,7 +315,7 @@ void MeghaSim::handle(const sim::Event& e) {
 void MeghaSim::set_faults(Faults* f) {
   faults_ = f;
   slot_task_.assign(total_words_ * 64, kNoTask);
-  task_done_.assign(task_job_.size(), 0);
+  report_release_.assign(total_words_ * 64, 0);
 }
 
 bool MeghaSim::held(const sim::Event& e) {
@@ -328,7 +328,7 @@ bool MeghaSim::held(const sim::Event& e) {
     }
     case kReject:
       from = lm_id(lm_of(lo32(e.b)));
-      to = gm_of(lo32(e.a));
+      to = gm_of(static_cast<uint32_t>(e.a));
       break;
     case kCompletion:
       from = faults_->workers_of(lm_of(static_cast<uint32_t>(e.b)));

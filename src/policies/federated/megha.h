@@ -168,7 +168,7 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
   MeghaCounters n_;
   Faults* faults_ = nullptr;
   std::vector<uint32_t> slot_task_;  // with faults: [slot] the task the LM launched there
-  std::vector<uint8_t> task_done_;   // with faults: [task] its GM has heard it finished
+  std::vector<uint8_t> report_release_;  // with faults: [slot] see kVerify in megha.cc
 };
 
 }  // namespace orrery::federated
