@@ -249,7 +249,8 @@ void Simulation::schedule_random_failure(const NodeEventDef& e, size_t index,
 }
 
 Time Simulation::draw_failure_time(size_t i, Time mean) {
-  return std::max<Time>(1, Dist::exponential(static_cast<double>(mean)).sample_time(failures_[i].rng));
+  return std::max<Time>(1,
+                        Dist::exponential(static_cast<double>(mean)).sample_time(failures_[i].rng));
 }
 
 void Simulation::random_failure(size_t i, bool fail) {

@@ -112,18 +112,21 @@ TEST(FederatedCli, FaultsFileIsCheckedAndRunsDeterministically) {
            {"partitions: [{from: 5s, to: 1s, between: [gm0, lm0]}]\n",
             "partitions[0].to: expected a time after from"}}) {
     { std::ofstream(d / "f.yaml") << text; }
-    const Result r = run(base + "--faults " + (d / "f.yaml").string() + " --out " +
-                         (d / "bad").string());
+    const Result r =
+        run(base + "--faults " + (d / "f.yaml").string() + " --out " + (d / "bad").string());
     EXPECT_EQ(r.code, 1) << text;
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
   }
-  Result r = run(base + "--faults " + (d / "missing.yaml").string() + " --out " +
-                 (d / "bad").string());
+  Result r =
+      run(base + "--faults " + (d / "missing.yaml").string() + " --out " + (d / "bad").string());
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("missing.yaml"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(d / "bad" / "summary.json"));
 
-  { std::ofstream(d / "f.yaml") << "network: {drop: 0.2}\ncrashes: [{component: gm0, at: 1s, restart: 3s}]\n"; }
+  {
+    std::ofstream(d / "f.yaml")
+        << "network: {drop: 0.2}\ncrashes: [{component: gm0, at: 1s, restart: 3s}]\n";
+  }
   for (const char* out : {"a", "b"}) {
     r = run(base + "--faults " + (d / "f.yaml").string() + " --out " + (d / out).string());
     ASSERT_EQ(r.code, 0) << r.output;
@@ -133,9 +136,9 @@ TEST(FederatedCli, FaultsFileIsCheckedAndRunsDeterministically) {
   // Every runnable task (some need constraints no worker has) launched and completed once.
   auto field = [&](const std::string& key) {
     const size_t at = a.find("\"" + key + "\": ");
-    return at == std::string::npos ? std::string("missing")
-                                   : a.substr(at + key.size() + 4,
-                                              a.find_first_of(",\n", at) - at - key.size() - 4);
+    return at == std::string::npos
+               ? std::string("missing")
+               : a.substr(at + key.size() + 4, a.find_first_of(",\n", at) - at - key.size() - 4);
   };
   EXPECT_EQ(field("task_launches"), field("tasks_runnable")) << a;
   EXPECT_EQ(field("task_completions"), field("tasks_runnable")) << a;

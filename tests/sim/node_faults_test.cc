@@ -183,9 +183,9 @@ TEST(NodeFaults, RandomFailuresAreSeeded) {
 TEST(NodeFaults, RandomFailureEventsAreChecked) {
   auto error = [](const std::string& event) {
     try {
-      parse_scenario("duration: 1m\ncluster: {nodes: [{name: a, cpu: 1}]}\nevents:\n- " + event +
-                         "\n",
-                     "s.yaml", "");
+      parse_scenario(
+          "duration: 1m\ncluster: {nodes: [{name: a, cpu: 1}]}\nevents:\n- " + event + "\n",
+          "s.yaml", "");
     } catch (const InputError& e) {
       return std::string(e.what());
     }

@@ -101,7 +101,8 @@ void parse_network(const Ctx& n, FaultPlan* p) {
   if (n.has("drop")) {
     p->drop = n.child("drop").f64();
     if (!(p->drop >= 0 && p->drop <= 0.9)) {
-      n.child("drop").fail("expected a probability in [0, 0.9] (each transmission is lost with it)");
+      n.child("drop").fail(
+          "expected a probability in [0, 0.9] (each transmission is lost with it)");
     }
   }
   if (n.has("delay")) p->delay = parse_duration_dist(n.child("delay"));
@@ -133,7 +134,8 @@ FaultPlan parse_fault_plan(const std::string& text, const std::string& source,
                            const ClusterConfig& config) {
   Ctx root{source, yaml::parse_document(text, source), "", 1};
   yaml::check_unique_keys(root);
-  if (!root.defined()) root.fail("expected a mapping of faults (network, partitions, crashes, ...)");
+  if (!root.defined())
+    root.fail("expected a mapping of faults (network, partitions, crashes, ...)");
   check_keys(root, {"seed", "network", "partitions", "crashes", "random_crashes"});
   FaultPlan p;
   p.names = component_names(config);
@@ -230,8 +232,8 @@ Faults::Faults(const FaultPlan& plan, uint64_t run_seed, sim::EventLoop& loop, u
   down_until_.assign(named_, 0);
   for (size_t r = 0; r < plan_.random_crashes.size(); ++r)
     for (uint32_t c = 0; c < named_; ++c)
-      crash_rng_.push_back(Rng::derive(seed_, "federated/faults/crash/" + std::to_string(r) + "/" +
-                                                  plan_.names[c]));
+      crash_rng_.push_back(
+          Rng::derive(seed_, "federated/faults/crash/" + std::to_string(r) + "/" + plan_.names[c]));
 }
 
 void Faults::start() {

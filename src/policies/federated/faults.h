@@ -120,8 +120,8 @@ class Faults final : public sim::EventTarget {
   std::function<bool()> finished_;
   uint32_t named_;
   Rng net_rng_;
-  std::vector<Rng> crash_rng_;             // [random_crashes entry * named + component]
-  std::vector<sim::Time> down_until_;      // [component] restart time; 0 when up
+  std::vector<Rng> crash_rng_;         // [random_crashes entry * named + component]
+  std::vector<sim::Time> down_until_;  // [component] restart time; 0 when up
   std::unordered_map<uint64_t, sim::Time> last_arrival_;  // [link] lookups only, never iterated
   uint64_t retransmissions_ = 0, held_ = 0, crashes_ = 0, restarts_ = 0;
 };

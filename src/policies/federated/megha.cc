@@ -195,9 +195,7 @@ void MeghaSim::handle(const sim::Event& e) {
         loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
       break;
     }
-    case kJobSubmit:
-      arrive(static_cast<uint32_t>(e.a));
-      break;
+    case kJobSubmit: arrive(static_cast<uint32_t>(e.a)); break;
     case kVerify: {  // at the LM
       const auto task = static_cast<uint32_t>(e.a);
       const auto slot = static_cast<uint32_t>(e.b);
@@ -265,7 +263,7 @@ void MeghaSim::handle(const sim::Event& e) {
       ++n_.completions;
       set_bit(truth_.data(), slot);
       mark_changed(slot, gm);  // §4.4: not reported to gm by status updates
-      if (faults_) {  // the GM's part is kCompletionGm
+      if (faults_) {           // the LM's part only; the GM's is kCompletionGm
         slot_task_[slot] = kNoTask;
         if (report_release_[slot]) set_bit(dirty(gm), slot);  // see kVerify
         report_release_[slot] = 0;
@@ -346,9 +344,7 @@ bool MeghaSim::held(const sim::Event& e) {
       from = static_cast<uint32_t>(e.a);
       to = lm_id(static_cast<uint32_t>(e.b));
       break;
-    case kJobSubmit:
-      from = to = job_gm_[e.a];
-      break;
+    case kJobSubmit: from = to = job_gm_[e.a]; break;
     default: return false;  // timers, launches and task ends (workers never fail here)
   }
   const sim::Time until = faults_->held_until(from, to);

@@ -96,9 +96,9 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
     kStatusUpdate,
     kSample,
     // With faults only:
-    kJobSubmit,    // a job whose GM was down at its arrival, handed over at its restart
-    kCompletionGm, // the completion's message to the GM (the LM's is kCompletion)
-    kRegister      // a restarted GM asks an LM for a full snapshot
+    kJobSubmit,     // a job whose GM was down at its arrival, handed over at its restart
+    kCompletionGm,  // the completion's message to the GM (the LM's is kCompletion)
+    kRegister       // a restarted GM asks an LM for a full snapshot
   };
   static constexpr uint32_t kNoTask = 0xffffffffu;
   static constexpr uint32_t kNoDelta = 0xffffffffu;
@@ -167,7 +167,7 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
   std::vector<uint32_t> freed_;  // scratch for apply_delta
   MeghaCounters n_;
   Faults* faults_ = nullptr;
-  std::vector<uint32_t> slot_task_;  // with faults: [slot] the task the LM launched there
+  std::vector<uint32_t> slot_task_;      // with faults: [slot] the task the LM launched there
   std::vector<uint8_t> report_release_;  // with faults: [slot] see kVerify in megha.cc
 };
 

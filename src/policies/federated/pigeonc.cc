@@ -175,6 +175,7 @@ void PigeonCSim::free_worker(uint32_t master, uint32_t slot) {
     return;
   }
   ++n_.launches;
+  if (faults_) task_state_[static_cast<size_t>(t)] = kLaunched;
   send(master_id(master), faults_ ? faults_->workers_of(master) : 0, kLaunch,
        static_cast<uint64_t>(t), slot);
 }
@@ -189,6 +190,7 @@ void PigeonCSim::arrive(uint32_t j) {
     if (!w_.runnable[task]) continue;
     const int32_t m = chooser_.choose(w_.task_constraints[task], rng);
     ++n_.tasks_to_masters;
+    if (faults_) task_master_[task] = static_cast<uint32_t>(m);
     send(d, master_id(static_cast<uint32_t>(m)), kToMaster, task, static_cast<uint64_t>(m));
   }
 }
@@ -210,12 +212,17 @@ void PigeonCSim::handle(const sim::Event& e) {
         loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
       break;
     }
-    case kJobSubmit:
-      arrive(static_cast<uint32_t>(e.a));
-      break;
+    case kJobSubmit: arrive(static_cast<uint32_t>(e.a)); break;
     case kToMaster: {
       const auto task = static_cast<uint32_t>(e.a);
       const auto m = static_cast<uint32_t>(e.b);
+      if (faults_) {
+        if (task_state_[task] != kUnknown) {  // sent again after a restart, and known
+          ++duplicates_;
+          break;
+        }
+        task_state_[task] = kQueued;  // kLaunched below or when a worker is freed for it
+      }
       uint64_t* avail = avail_.data() + static_cast<size_t>(m) * words_;
       const int32_t i =
           matcher_.match(m, avail, w_.task_constraints[task], p_.pick, master_rng_[m]);
@@ -223,6 +230,7 @@ void PigeonCSim::handle(const sim::Event& e) {
         clear_bit(avail, static_cast<size_t>(i));
         --idle_count_[m];
         ++n_.launches;
+        if (faults_) task_state_[task] = kLaunched;
         send(master_id(m), faults_ ? faults_->workers_of(m) : 0, kLaunch, task,
              m * stride_ + static_cast<uint32_t>(i));
       } else {
@@ -258,8 +266,18 @@ void PigeonCSim::handle(const sim::Event& e) {
       break;
     }
     case kCompletionDist:
+      task_reported_[e.a] = 1;
       rec_.task_reported(task_job_[static_cast<uint32_t>(e.a)], now);
       break;
+    case kMasterUp: {  // at Distributor e.b: send Master e.a its unfinished tasks again
+      const auto m = static_cast<uint32_t>(e.a), d = static_cast<uint32_t>(e.b);
+      for (uint32_t t = 0; t < task_master_.size(); ++t) {
+        if (task_master_[t] != m || task_reported_[t] || distributor_of(t) != d) continue;
+        ++resent_;
+        send(d, master_id(m), kToMaster, t, m);
+      }
+      break;
+    }
     case kHeartbeat:  // every Master reports its idle workers to every Distributor
       n_.heartbeats += static_cast<uint64_t>(masters_) * distributors_;
       in_flight_ = idle_count_;
@@ -270,7 +288,7 @@ void PigeonCSim::handle(const sim::Event& e) {
       for (uint32_t d = 0; d < distributors_; ++d)
         if (!faults_ || !faults_->down(d))
           std::copy(in_flight_.begin(), in_flight_.end(),
-                  idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
+                    idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
       break;
     case kSample:
       rec_.sample(now, queued());
@@ -296,8 +314,10 @@ bool PigeonCSim::held(const sim::Event& e) {
       from = faults_->workers_of(static_cast<uint32_t>(e.b) / stride_);
       to = distributor_of(static_cast<uint32_t>(e.a));
       break;
-    case kJobSubmit:
-      from = to = static_cast<uint32_t>(e.a % distributors_);
+    case kJobSubmit: from = to = static_cast<uint32_t>(e.a % distributors_); break;
+    case kMasterUp:
+      from = master_id(static_cast<uint32_t>(e.a));
+      to = static_cast<uint32_t>(e.b);
       break;
     default: return false;  // timers, launches, task ends, the reports' tick
   }
@@ -307,14 +327,28 @@ bool PigeonCSim::held(const sim::Event& e) {
   return true;
 }
 
+void PigeonCSim::set_faults(Faults* f) {
+  faults_ = f;
+  task_master_.assign(task_job_.size(), 0xffffffffu);
+  task_state_.assign(task_job_.size(), kUnknown);
+  task_reported_.assign(task_job_.size(), 0);
+}
+
 void PigeonCSim::on_crash(uint32_t component) {
-  (void)component;  // a crashed component only stops (held messages, no reports); see set_faults
+  if (component < distributors_) return;         // see on_restart
+  const uint32_t m = component - distributors_;  // its queues are gone
+  queues_[m] = FairQueue(c_.fqw);
+  for (uint32_t t = 0; t < task_master_.size(); ++t)
+    if (task_master_[t] == m && task_state_[t] == kQueued) task_state_[t] = kUnknown;
 }
 
 void PigeonCSim::on_restart(uint32_t component) {
   if (component < distributors_) {  // its table of the Masters' reports is gone
     std::fill_n(idle_seen_.begin() + static_cast<ptrdiff_t>(component) * masters_, masters_, 0u);
+    return;
   }
+  const uint32_t m = component - distributors_;
+  for (uint32_t d = 0; d < distributors_; ++d) send(component, d, kMasterUp, m, d);
 }
 
 }  // namespace orrery::federated

@@ -150,6 +150,8 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     messages["tasks_queued_short"] = n.queued_short;
     messages["tasks_queued_long"] = n.queued_long;
     if (faults) {
+      fault_summary["tasks_resent"] = s.tasks_resent();
+      fault_summary["duplicates_ignored"] = s.duplicates_ignored();
       fault_summary["task_launches"] = n.launches;
     }
   }

@@ -112,6 +112,8 @@ TEST(FederatedFaults, PigeonCRunsEveryTaskExactlyOnceUnderLossPartitionsAndCrash
   const RunOutput r = run(data().pigeon, kPigeonFaults);
   expect_exactly_once(r, data().pigeon);
   const Json& f = r.summary["faults"];
+  // Crashed Masters lost their queues: the Distributors sent those tasks again.
+  EXPECT_GT(f["tasks_resent"].get<int>(), 0);
   EXPECT_GE(f["crashes"].get<int>(), 2);
   EXPECT_GE(f["restarts"].get<int>(), 2);
   EXPECT_GT(f["held_messages"].get<int>(), 0);
@@ -138,8 +140,8 @@ TEST(FederatedFaults, MeghaGmRestartRebuildsItsViewFromTheLms) {
 // 1-s tasks then run side by side: finished at 20 s + verify, launch, 1 s, report.
 TEST(FederatedFaults, MeghaRestartedGmLearnsTheFreeWorkersFromItsRegistration) {
   ClusterConfig c = parse_cluster_config(testing::megha_json({{{"111"}}}), "one.json");
-  Workload w = make_workload(testing::trace("0 1 10 10\n20 3 1 1 1 1\n"),
-                             testing::no_constraints(1), 1, c);
+  Workload w =
+      make_workload(testing::trace("0 1 10 10\n20 3 1 1 1 1\n"), testing::no_constraints(1), 1, c);
   RunOptions o;
   o.wall_clock = false;
   o.faults = std::make_shared<const FaultPlan>(
@@ -160,8 +162,8 @@ TEST(FederatedFaults, MeghaRestartedGmLearnsTheFreeWorkersFromItsRegistration) {
 // GM nothing but its own messages tells it of a worker: a completion overtaking its LM's copy
 // lost a worker for good before the LM reported such releases, megha.cc kVerify.)
 TEST(FederatedFaults, ExactlyOnceOverManySeedsOnCrowdedSmallDataCentres) {
-  std::vector<std::vector<std::vector<std::string>>> lms(3, std::vector<std::vector<std::string>>(
-                                                                3, std::vector<std::string>{"1011"}));
+  std::vector<std::vector<std::vector<std::string>>> lms(
+      3, std::vector<std::vector<std::string>>(3, std::vector<std::string>{"1011"}));
   const ClusterConfig megha = parse_cluster_config(testing::megha_json(lms), "m.json");
   const ClusterConfig megha1 =
       parse_cluster_config(testing::megha_json({{{"1011"}}, {{"1111"}}}), "m1.json");
@@ -187,10 +189,9 @@ TEST(FederatedFaults, ExactlyOnceOverManySeedsOnCrowdedSmallDataCentres) {
       "random_crashes: [{components: [master, distributor], mtbf: 8s, mttr: 2s}]\n";
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     // (Crashes resend full snapshots, which hide lost workers: one run with loss alone.)
-    for (const auto& [c, extra] : {std::pair{&megha, megha_faults},
-                                   std::pair{&megha1, megha1_faults},
-                                   std::pair{&megha1, std::string()},
-                                   std::pair{&pigeon, pigeon_faults}}) {
+    for (const auto& [c, extra] :
+         {std::pair{&megha, megha_faults}, std::pair{&megha1, megha1_faults},
+          std::pair{&megha1, std::string()}, std::pair{&pigeon, pigeon_faults}}) {
       // Constraint 0 on a few workers only: tasks that need it compete for them.
       std::vector<ConstraintOverride> need;
       for (uint32_t j = 0; j < kJobs; j += 3) need.push_back({j, 0, 1});
@@ -198,8 +199,7 @@ TEST(FederatedFaults, ExactlyOnceOverManySeedsOnCrowdedSmallDataCentres) {
       RunOptions o;
       o.seed = seed;
       o.wall_clock = false;
-      o.faults = std::make_shared<const FaultPlan>(
-          parse_fault_plan(common + extra, "f.yaml", *c));
+      o.faults = std::make_shared<const FaultPlan>(parse_fault_plan(common + extra, "f.yaml", *c));
       const RunOutput r = run_federated(w, *c, o);
       const Json& f = r.summary["faults"];
       SCOPED_TRACE("seed " + std::to_string(seed) + " " + std::string(arch_name(c->arch)));
@@ -226,8 +226,8 @@ TEST(FederatedFaults, AnEmptyPlanChangesNoJob) {
 }
 
 TEST(FederatedFaults, SameSeedSameBytesOtherFaultSeedOtherRun) {
-  for (const auto& [c, faults] : {std::pair{&data().megha, kMeghaFaults},
-                                  std::pair{&data().pigeon, kPigeonFaults}}) {
+  for (const auto& [c, faults] :
+       {std::pair{&data().megha, kMeghaFaults}, std::pair{&data().pigeon, kPigeonFaults}}) {
     const RunOutput a = run(*c, faults), b = run(*c, faults);
     EXPECT_EQ(a.summary.dump(), b.summary.dump());
     EXPECT_EQ(sim::jobs_csv(a.jobs), sim::jobs_csv(b.jobs));
@@ -283,9 +283,8 @@ TEST(FederatedFaults, BadPlansAreErrorsNamingTheLine) {
               ::testing::HasSubstr("duplicate key"));
   EXPECT_THAT(error("- 1\n"), ::testing::HasSubstr("f.yaml:1"));
   // Kinds stand for every component of that kind.
-  const FaultPlan p =
-      parse_fault_plan("random_crashes: [{components: [lm, gm0], mtbf: 1m, mttr: 1s}]\n", "f.yaml",
-                       c);
+  const FaultPlan p = parse_fault_plan(
+      "random_crashes: [{components: [lm, gm0], mtbf: 1m, mttr: 1s}]\n", "f.yaml", c);
   EXPECT_EQ(p.random_crashes.at(0).components.size(), 6u);
 }
 
