@@ -288,5 +288,12 @@ TEST(FederatedFaults, BadPlansAreErrorsNamingTheLine) {
   EXPECT_EQ(p.random_crashes.at(0).components.size(), 6u);
 }
 
+// The example fault files in scenarios/faults are valid for the published configurations.
+TEST(FederatedFaults, ExampleFaultFilesLoad) {
+  const std::string dir = std::string(ORRERY_SOURCE_DIR) + "/scenarios/faults/";
+  EXPECT_EQ(load_fault_plan(dir + "megha.yaml", data().megha).crashes.size(), 2u);
+  EXPECT_EQ(load_fault_plan(dir + "pigeonc.yaml", data().pigeon).partitions.size(), 1u);
+}
+
 }  // namespace
 }  // namespace orrery::federated
