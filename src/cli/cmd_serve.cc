@@ -44,6 +44,7 @@ struct ServeFlags {
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;
   int backoff_initial_ms = 800, backoff_max_ms = 30000, watch_timeout_s = 300;
   std::string listen, url_prefix, profile, cluster;
+  uint64_t seed = 0;
 };
 
 // Signals go to the threads that wait for them, never to a worker: block them before any thread
@@ -147,6 +148,7 @@ int run_serve_command(const ServeFlags& f) {
   o.backoff.initial_ms = f.backoff_initial_ms;
   o.backoff.max_ms = f.backoff_max_ms;
   o.backoff.watch_timeout_s = f.watch_timeout_s;
+  o.seed = f.seed;
   return k8s::run_serve(o);
 }
 
@@ -227,6 +229,7 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--backoff-max-ms", f->backoff_max_ms, "Largest reconnect backoff (30000 ms)");
   s->add_option("--watch-timeout", f->watch_timeout_s, "Minimum watch timeoutSeconds (300)");
   s->add_option("--log-level", f->log_level, "debug, info, warn or error");
+  s->add_option("--seed", f->seed, "Seed of the scheduler's random choices (tie-breaks; 0)");
   s->add_flag("--extender", f->extender, "Serve the kube-scheduler extender verbs");
   s->add_option("--listen", f->listen, "Extender address HOST:PORT");
   s->add_option("--url-prefix", f->url_prefix, "Extender URL prefix");
