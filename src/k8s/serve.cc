@@ -248,11 +248,40 @@ class SignalWatcher {
   std::thread thread_;
 };
 
+// A catalog policy on the live runtime (ServeOptions::policy).
+class PolicyHost {
+ public:
+  PolicyHost(const ServeOptions& opt, ApiBackend& backend, fw::RealTimeLoop& loop)
+      : opt_(opt), runtime_{backend, loop, services_, reservations_} {}
+  bool started() const { return component_ != nullptr; }
+  void start() {
+    if (component_) return;
+    ctx_ = std::make_unique<fw::PolicyContext>(fw::PolicyContext{
+        runtime_, opt_.seed, opt_.policy, opt_.policy_args, opt_.config_path, stats_});
+    component_ = opt_.policy_factory(*ctx_);
+    for (const std::string& w : stats_.warnings()) obs::warn(w, {{"policy", opt_.policy}});
+    obs::info("starting policy", {{"policy", opt_.policy}});
+    component_->start();
+  }
+  void stop() { component_.reset(); }
+
+ private:
+  const ServeOptions& opt_;
+  fw::Services services_;
+  fw::Reservations reservations_;
+  fw::Runtime runtime_;
+  fw::PolicyStats stats_;
+  std::unique_ptr<fw::PolicyContext> ctx_;
+  std::unique_ptr<fw::Component> component_;
+};
+
 }  // namespace
 
 int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   fw::SchedulerConfig config = load_serve_config(opt.config_path, opt.scheduler_name);
-  auto profiles = build_serve_profiles(config);
+  // A policy builds its own profiles (with its own plugins, e.g. PriorityOptimalPacking).
+  std::vector<std::unique_ptr<fw::Profile>> profiles;
+  if (opt.policy.empty()) profiles = build_serve_profiles(config);
   fw::SchedulerOptions sched_options;
   sched_options.seed = opt.seed;
   sched_options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
@@ -291,7 +320,12 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   });
   std::unique_ptr<ServeDriver> driver;
   auto may_act = [&] { return !shutting_down && (!el || el->may_act()); };
+  PolicyHost policy(opt, backend, loop);
   backend.on_synced([&] {
+    if (!opt.policy.empty()) {
+      if (may_act()) policy.start();
+      return;
+    }
     driver = std::make_unique<ServeDriver>(backend, loop, std::move(profiles), sched_options,
                                            &metrics, may_act);
     driver->start();
@@ -305,10 +339,18 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
 
   // Leadership changes and the stop flag are polled on the loop (cheap, 50 ms).
   bool was_acting = false;
+  int exit_code = 0;
   std::function<void()> tick = [&] {
     if (stop && stop->load()) shutting_down = true;
     const bool acting = may_act();
     if (acting && !was_acting && driver) driver->wake();
+    if (acting && !opt.policy.empty() && !policy.started() && backend.synced()) policy.start();
+    if (!acting && was_acting && policy.started() && !shutting_down) {
+      obs::error("lost the lease while running a policy; stopping so that no plan runs twice",
+                 {{"policy", opt.policy}});
+      exit_code = 1;
+      shutting_down = true;
+    }
     was_acting = acting;
     if (shutting_down) {
       loop.stop();
@@ -329,7 +371,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   client.interrupt();
   backend.stop(true);
   driver.reset();
-  return 0;
+  policy.stop();
+  return exit_code;
 }
 
 }  // namespace orrery::k8s
