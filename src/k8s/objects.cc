@@ -118,17 +118,17 @@ std::string resource_version(const JsonValue& obj) {
 uint64_t scheduling_hash(const JsonValue& obj, bool is_pod) {
   JsonValue h = JsonValue::object();
   if (const JsonValue* m = find(obj, {"metadata"}); m && m->is_object()) {
-    for (const char* k : {"labels", "annotations", "deletionTimestamp"})
+    // (deletionTimestamp and the phase are lifecycle, not spec: ApiBackend turns them into
+    // kPodTerminating / kPodRunning / kPodFinished, never into kPodUpdated.)
+    for (const char* k : {"labels", "annotations"})
       if (m->contains(k)) h[k] = (*m)[k];
   }
   if (const JsonValue* s = find(obj, {"spec"}); s && s->is_object()) {
     h["spec"] = *s;
     if (is_pod) h["spec"].erase("nodeName");
   }
-  if (is_pod) {
-    h["phase"] = str_at(obj, {"status", "phase"});
-  } else if (const JsonValue* a = find(obj, {"status", "allocatable"})) {
-    h["allocatable"] = *a;
+  if (!is_pod) {
+    if (const JsonValue* a = find(obj, {"status", "allocatable"})) h["allocatable"] = *a;
     if (const JsonValue* c = find(obj, {"status", "capacity"})) h["capacity"] = *c;
   }
   return std::hash<std::string>{}(h.dump());

@@ -350,6 +350,17 @@ void FakeApiServer::set_bind_refusal(std::function<int(const std::string&, const
   bind_refusal_ = std::move(f);
 }
 
+void FakeApiServer::set_bind_refusal_message(
+    std::function<std::string(const std::string&, const std::string&)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bind_refusal_message_ = std::move(f);
+}
+
+void FakeApiServer::set_eviction_refusal(std::function<std::string(const std::string&)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  eviction_refusal_ = std::move(f);
+}
+
 void FakeApiServer::throttle_evictions(int count) {
   std::lock_guard<std::mutex> lock(mu_);
   throttled_evictions_ = count;
@@ -729,6 +740,12 @@ void FakeApiServer::routes() {
                         std::string(req.matches[2]) + "\": refused by the test");
       }
     }
+    if (bind_refusal_message_) {
+      if (std::string why = bind_refusal_message_(key, node); !why.empty()) {
+        binds_.push_back({key, node, 409});
+        return fail(res, 409, "Conflict", why);
+      }
+    }
     if (chaos_draw(&ChaosOptions::bind_conflict)) {
       {
         std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
@@ -776,6 +793,10 @@ void FakeApiServer::routes() {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = objects_["pods"].find(key);
     if (it == objects_["pods"].end()) return fail(res, 404, "NotFound", "pod not found");
+    if (eviction_refusal_) {
+      if (std::string why = eviction_refusal_(key); !why.empty())
+        return fail(res, 429, "TooManyRequests", why);
+    }
     bool throttle = throttled_evictions_ > 0;
     if (throttle) {
       --throttled_evictions_;

@@ -105,6 +105,10 @@ class FakeApiServer {
   void block_watches(bool blocked);  // new watches are answered 503 while blocked
   // Called for each bind; a non-zero status refuses it with that status (e.g. 409).
   void set_bind_refusal(std::function<int(const std::string& pod, const std::string& node)> f);
+  // Called for each bind / eviction; a non-empty message refuses it with 409 Conflict / 429
+  // TooManyRequests carrying that message (the worlds' Refusals, framework/backend.h).
+  void set_bind_refusal_message(std::function<std::string(const std::string& pod, const std::string& node)> f);
+  void set_eviction_refusal(std::function<std::string(const std::string& pod)> f);
   void throttle_evictions(int count);  // the next `count` evictions get 429
   void set_request_hook(std::function<void(const std::string& method, const std::string& path)> f);
   // Chaos mode (see ChaosOptions) until stop_chaos(); the counts of what was injected.
@@ -153,6 +157,8 @@ class FakeApiServer {
   bool stopping_ = false;
   std::function<int(const std::string&, const std::string&)> bind_refusal_;
   int throttled_evictions_ = 0;
+  std::function<std::string(const std::string&, const std::string&)> bind_refusal_message_;
+  std::function<std::string(const std::string&)> eviction_refusal_;
   std::vector<BindRecord> binds_;
   std::map<std::string, int> request_counts_;
   std::function<void(const std::string&, const std::string&)> request_hook_;
