@@ -228,5 +228,42 @@ TEST_F(ServePlanTest, ARestartAtTheEvictionOfAControllerPodLosesNoPod) {
   EXPECT_EQ(second.wait(), 0);
 }
 
+// KubeDSM on the live runtime: its batches (immediateSchedule) are plans of binds verified by the
+// watch; pods go to the edge node while it has room, the rest to the cloud node.
+TEST(ServeKubeDsm, BindsABatchOfPendingPodsThroughItsPlans) {
+  orrery::testing::ScratchDir dir("k8s_serve_kubedsm");
+  FakeApiServer server;
+  const std::string kc = dir.path("kubeconfig.yaml");
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
+                       "  cluster:\n    server: " << server.url()
+                    << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
+                       "  user: {token: t}\n";
+  nlohmann::json edge = make_node("edge-1", "4", "16Gi");
+  edge["metadata"]["labels"]["orrery.io/tier"] = "edge";
+  nlohmann::json cloud = make_node("cloud-1", "16", "64Gi");
+  cloud["metadata"]["labels"]["orrery.io/tier"] = "cloud";
+  server.add("nodes", edge);
+  server.add("nodes", cloud);
+  for (int i = 0; i < 6; ++i) server.add("pods", make_pod("default", "svc-" + std::to_string(i), "1", "1Gi"));
+  Process serve({ORRERY_BIN, "serve", "--kubeconfig", kc, "--policy", "kubedsm", "--metrics-listen",
+                 "127.0.0.1:0", "--backoff-initial-ms", "50"},
+                dir.path("serve.log"));
+  auto nodes = [&] {
+    std::map<std::string, int> n;
+    for (const auto& p : server.list("pods")) ++n[p["spec"].value("nodeName", "")];
+    return n;
+  };
+  ASSERT_TRUE(wait_for([&] { return nodes()[""] == 0; }, 20000)) << serve.output();
+  const auto where = nodes();
+  EXPECT_EQ(where.at("edge-1"), 4) << "the edge node is filled first";
+  EXPECT_EQ(where.at("cloud-1"), 2);
+  std::map<std::string, int> ok;
+  for (const auto& b : server.binds()) ok[b.pod] += b.status == 201;
+  EXPECT_EQ(ok.size(), 6u);
+  for (const auto& [pod, n] : ok) EXPECT_EQ(n, 1) << pod;
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(), 0) << serve.output();
+}
+
 }  // namespace
 }  // namespace orrery::k8s
