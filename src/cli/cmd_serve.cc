@@ -4,6 +4,7 @@
 //   orrery serve --kubeconfig FILE | --in-cluster [--context C] [--config SCHED.yaml]
 //                [--scheduler-name orrery] [--leader-elect] [--lease-namespace kube-system]
 //                [--lease-name orrery-scheduler] [--metrics-listen :10259]
+//                [--policy kubedsm|kube-optpack|...] [--seed N]
 //   orrery serve --extender --listen HOST:PORT [--url-prefix P] [--config SCHED.yaml]
 //                [--profile NAME] [--cluster SNAP.yaml | --kubeconfig FILE | --in-cluster]
 //   orrery snapshot --kubeconfig FILE | --in-cluster [--context C] --out SNAP.yaml
