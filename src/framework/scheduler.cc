@@ -847,7 +847,8 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
       if (!e.feasible) continue;
       if (details) {
         e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
-        e.details.push_back({std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
+        e.details.push_back(
+            {std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
       }
       e.total += scores[i] * wp.weight;
       ++i;

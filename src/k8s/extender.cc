@@ -30,7 +30,8 @@ class BadRequest : public std::runtime_error {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
       return false;
   return true;
 }
@@ -55,14 +56,16 @@ json parse_body(const std::string& body) {
 
 // Reasons a preemption cannot fix (upstream's UnschedulableAndUnresolvable plugins' messages).
 bool unresolvable(const std::string& reason) {
-  for (const char* s : {"didn't match Pod's node affinity/selector", "untolerated taint",
-                        "were unschedulable", "didn't match the requested node name",
-                        "node(s) didn't satisfy plugin(s)"})
+  for (const char* s :
+       {"didn't match Pod's node affinity/selector", "untolerated taint", "were unschedulable",
+        "didn't match the requested node name", "node(s) didn't satisfy plugin(s)"})
     if (reason.find(s) != std::string::npos) return true;
   return false;
 }
 
-ExtenderReply reply(int status, const json& body) { return {status, body.dump()}; }
+ExtenderReply reply(int status, const json& body) {
+  return {status, body.dump()};
+}
 
 // Appends `s` as a JSON string. Node names are DNS labels, so the common case copies the bytes;
 // anything that needs escaping goes through nlohmann's serializer.
@@ -80,7 +83,8 @@ void append_string(std::string& out, std::string_view s) {
 }
 
 // {"name": "reason", ...}
-void append_reasons(std::string& out, const std::vector<std::pair<std::string_view, std::string_view>>& m) {
+void append_reasons(std::string& out,
+                    const std::vector<std::pair<std::string_view, std::string_view>>& m) {
   out += '{';
   for (size_t i = 0; i < m.size(); ++i) {
     if (i) out += ',';
@@ -94,13 +98,13 @@ void append_reasons(std::string& out, const std::vector<std::pair<std::string_vi
 }  // namespace
 
 struct Extender::Evaluation {
-  std::vector<std::string> names;            // requested, in order
+  std::vector<std::string> names;  // requested, in order
   // Nodes mode: each item's text as sent (from the node cache), parallel to names.
   std::vector<std::shared_ptr<const std::string>> node_texts;
   bool names_mode = false;
-  std::vector<int8_t> feasible;              // per name: 1 feasible, 0 not, -1 unknown node
-  std::vector<std::string> reasons;          // per name
-  std::vector<int64_t> totals;               // per name
+  std::vector<int8_t> feasible;      // per name: 1 feasible, 0 not, -1 unknown node
+  std::vector<std::string> reasons;  // per name
+  std::vector<int64_t> totals;       // per name
 };
 
 struct Extender::SentNode {
@@ -121,7 +125,8 @@ namespace {
 
 // The member named `name`, matched as Go's encoding/json does (an exact match first, then any
 // letter case); nullptr when absent or null.
-const orrery::json::Member* member(std::string_view text, const std::vector<orrery::json::Member>& ms,
+const orrery::json::Member* member(std::string_view text,
+                                   const std::vector<orrery::json::Member>& ms,
                                    std::string_view name) {
   const orrery::json::Member* found = nullptr;
   for (const auto& m : ms) {
@@ -174,7 +179,8 @@ Extender::Args Extender::parse_args(std::string_view body) {
       }
     }
   } catch (const orrery::json::SyntaxError& e) {
-    throw BadRequest("malformed JSON request body: line " + std::to_string(e.line) + ": " + e.what());
+    throw BadRequest("malformed JSON request body: line " + std::to_string(e.line) + ": " +
+                     e.what());
   } catch (const json::exception& e) {
     throw BadRequest(std::string("malformed JSON request body: ") + e.what());
   }
@@ -324,8 +330,9 @@ Extender::Evaluation Extender::evaluate(const Args& args) {
   };
   if (ev.names_mode) {
     if (!cluster_)
-      throw BadRequest("NodeNames given, but the extender has no cluster view (start it with "
-                       "--cluster SNAPSHOT or --kubeconfig, or set nodeCacheCapable: false)");
+      throw BadRequest(
+          "NodeNames given, but the extender has no cluster view (start it with "
+          "--cluster SNAPSHOT or --kubeconfig, or set nodeCacheCapable: false)");
     std::exception_ptr err;
     exec_([&] {
       try {
@@ -345,7 +352,8 @@ Extender::Evaluation Extender::evaluate(const Args& args) {
 
 namespace {
 
-std::string filter_result(const std::vector<std::string>& names, const std::vector<int8_t>& feasible,
+std::string filter_result(const std::vector<std::string>& names,
+                          const std::vector<int8_t>& feasible,
                           const std::vector<std::string>& reasons, bool names_mode,
                           const std::vector<std::shared_ptr<const std::string>>& texts) {
   std::vector<std::pair<std::string_view, std::string_view>> failed, unresolvable_nodes;
@@ -395,8 +403,11 @@ ExtenderReply Extender::filter(const std::string& body) {
   } catch (const BadRequest& e) {
     return reply(400, {{"Error", e.what()}});
   } catch (const std::exception& e) {
-    return reply(200, {{"Nodes", nullptr}, {"NodeNames", nullptr}, {"FailedNodes", json::object()},
-                       {"FailedAndUnresolvableNodes", json::object()}, {"Error", e.what()}});
+    return reply(200, {{"Nodes", nullptr},
+                       {"NodeNames", nullptr},
+                       {"FailedNodes", json::object()},
+                       {"FailedAndUnresolvableNodes", json::object()},
+                       {"Error", e.what()}});
   }
 }
 
@@ -493,7 +504,8 @@ ExtenderReply Extender::preempt(const std::string& body) {
       const auto& c = candidates[ev.names[i]];
       json pods = json::array();
       for (const auto& uid : c.first) pods.push_back({{"UID", uid}});
-      result["NodeNameToMetaVictims"][ev.names[i]] = {{"Pods", pods}, {"NumPDBViolations", c.second}};
+      result["NodeNameToMetaVictims"][ev.names[i]] = {{"Pods", pods},
+                                                      {"NumPDBViolations", c.second}};
     }
     return reply(200, result);
   } catch (const BadRequest& e) {
@@ -513,8 +525,10 @@ ExtenderReply Extender::bind(const std::string& body) {
       return v.get<std::string>();
     };
     const std::string name = str("PodName"), ns = str("PodNamespace"), node = str("Node");
-    const std::string uid = field(args, "PodUID").is_string() ? field(args, "PodUID").get<std::string>() : "";
-    if (!binder_) return reply(200, {{"Error", "the bind verb needs --kubeconfig or --in-cluster"}});
+    const std::string uid =
+        field(args, "PodUID").is_string() ? field(args, "PodUID").get<std::string>() : "";
+    if (!binder_)
+      return reply(200, {{"Error", "the bind verb needs --kubeconfig or --in-cluster"}});
     json b = {{"apiVersion", "v1"},
               {"kind", "Binding"},
               {"metadata", {{"name", name}, {"namespace", ns}}},
@@ -561,11 +575,12 @@ int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_tcp_nodelay(true);  // small JSON replies: no Nagle/delayed-ACK stalls
   auto verb = [&](const std::string& name, ExtenderReply (Extender::*fn)(const std::string&)) {
-    server.Post(prefix + "/" + name, [&ext, fn](const httplib::Request& req, httplib::Response& res) {
-      ExtenderReply r = (ext.*fn)(req.body);
-      res.status = r.status;
-      res.set_content(r.body, "application/json");
-    });
+    server.Post(prefix + "/" + name,
+                [&ext, fn](const httplib::Request& req, httplib::Response& res) {
+                  ExtenderReply r = (ext.*fn)(req.body);
+                  res.status = r.status;
+                  res.set_content(r.body, "application/json");
+                });
   };
   verb("filter", &Extender::filter);
   verb("prioritize", &Extender::prioritize);
@@ -574,11 +589,13 @@ int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok", "text/plain");
   });
-  const int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  const int bound =
+      port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
   if (bound < 0) throw InputError("--listen: cannot listen on " + opt.listen);
   raise_backlog(bound);
   obs::info("extender listening", {{"address", host + ":" + std::to_string(bound)},
-                                   {"prefix", prefix}, {"profile", ext.scheduler_name()}});
+                                   {"prefix", prefix},
+                                   {"profile", ext.scheduler_name()}});
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);

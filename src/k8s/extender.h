@@ -83,8 +83,8 @@ class Extender {
   fw::ClusterBackend* cluster_;
   std::function<void(const std::function<void()>&)> exec_;
   ApiClient* binder_;
-  std::unique_ptr<fw::SnapshotBackend> sent_nodes_;  // the Nodes-mode cache
-  std::unordered_map<std::string, SentNode> sent_;   // by name: the text last sent, its hash
+  std::unique_ptr<fw::SnapshotBackend> sent_nodes_;       // the Nodes-mode cache
+  std::unordered_map<std::string, SentNode> sent_;        // by name: the text last sent, its hash
   std::unordered_map<size_t, std::string> sent_by_hash_;  // text hash → node name
   std::unique_ptr<fw::Scheduler> cluster_scheduler_, sent_scheduler_;
   std::mutex sent_mu_;  // the Nodes-mode cache, by_node_, probe_counter_

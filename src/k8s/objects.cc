@@ -110,7 +110,9 @@ std::string object_key(const JsonValue& obj, bool namespaced) {
   return str_at(obj, {"metadata", "namespace"}, "default") + "/" + name;
 }
 
-std::string object_uid(const JsonValue& obj) { return str_at(obj, {"metadata", "uid"}); }
+std::string object_uid(const JsonValue& obj) {
+  return str_at(obj, {"metadata", "uid"});
+}
 std::string resource_version(const JsonValue& obj) {
   return str_at(obj, {"metadata", "resourceVersion"});
 }
@@ -211,7 +213,8 @@ JsonValue strip_for_snapshot(JsonValue obj, const std::string& kind,
                              const std::string& api_version) {
   obj["kind"] = kind;
   obj["apiVersion"] = api_version;
-  if (obj.contains("metadata") && obj["metadata"].is_object()) obj["metadata"].erase("managedFields");
+  if (obj.contains("metadata") && obj["metadata"].is_object())
+    obj["metadata"].erase("managedFields");
   return obj;
 }
 

@@ -15,7 +15,9 @@ namespace orrery::k8s {
 
 namespace {
 
-std::vector<double> latency_buckets() { return obs::exponential_buckets(0.0001, 2, 18); }
+std::vector<double> latency_buckets() {
+  return obs::exponential_buckets(0.0001, 2, 18);
+}
 
 }  // namespace
 
@@ -38,7 +40,8 @@ ServeMetrics::ServeMetrics(obs::Registry& r)
                                "Watch streams restarted, by resource and reason (expired, "
                                "dropped, error, timeout).",
                                {"resource", "reason"})),
-      leader(r.gauge("orrery_leader", "1 while this replica holds the lease (or without election).")),
+      leader(
+          r.gauge("orrery_leader", "1 while this replica holds the lease (or without election).")),
       events(r.counter("orrery_cluster_events_total", "Cluster events applied to the view.",
                        {"kind"})) {}
 
@@ -97,9 +100,9 @@ void ServeDriver::on_event(const fw::ClusterEvent& e) {
           if (f != first_seen_us_.end())
             metrics_->e2e.with().observe(static_cast<double>(e.time_us - f->second) / 1e6);
         }
-        backend_.record_event(e.pod, "Normal", "Scheduled",
-                              "Successfully assigned " + st.pod(e.pod).key() + " to " +
-                                  st.node(e.node).name);
+        backend_.record_event(
+            e.pod, "Normal", "Scheduled",
+            "Successfully assigned " + st.pod(e.pod).key() + " to " + st.node(e.node).name);
         obs::info("bound pod", {{"pod", st.pod(e.pod).key()}, {"node", st.node(e.node).name}});
       }
       first_seen_us_.erase(e.pod_serial);
@@ -200,7 +203,8 @@ class HealthServer {
     server_.Get("/metrics", [&registry](const httplib::Request&, httplib::Response& res) {
       res.set_content(registry.exposition(), obs::kExpositionContentType);
     });
-    port_ = port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+    port_ =
+        port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
     if (port_ < 0) throw InputError("--metrics-listen: cannot listen on " + listen);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     obs::info("serving /healthz, /readyz and /metrics",
@@ -231,7 +235,8 @@ class SignalWatcher {
         timespec ts{0, 100 * 1000 * 1000};
         const int sig = sigtimedwait(&set_, nullptr, &ts);
         if (sig == SIGTERM || sig == SIGINT) {
-          obs::info("signal received; shutting down", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+          obs::info("signal received; shutting down",
+                    {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
           loop.post(on_signal);
         }
       }
@@ -331,7 +336,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
     driver->start();
   });
   HealthServer health(opt.metrics_listen, registry, [&] { return backend.synced(); });
-  obs::info("starting", {{"server", opt.cluster.server}, {"source", opt.cluster.source},
+  obs::info("starting", {{"server", opt.cluster.server},
+                         {"source", opt.cluster.source},
                          {"schedulerName", opt.scheduler_name},
                          {"leaderElect", opt.leader_elect ? "true" : "false"}});
   if (elector) elector->start();
@@ -364,7 +370,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   // Graceful shutdown: no new cycles (may_act is false); binds already sent finish or fail.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(opt.shutdown_grace_ms);
-  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline) loop.run_for(20 * 1000);
+  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline)
+    loop.run_for(20 * 1000);
   obs::info("stopping", {{"in_flight", std::to_string(backend.in_flight())},
                          {"scheduled", std::to_string(driver ? driver->scheduled() : 0)}});
   if (elector) elector->stop(true);

@@ -29,14 +29,14 @@ namespace orrery::k8s {
 // The metric families of `orrery serve`.
 struct ServeMetrics {
   explicit ServeMetrics(obs::Registry& r);
-  obs::CounterFamily& attempts;          // orrery_schedule_attempts_total{result,profile}
-  obs::HistogramFamily& e2e;             // orrery_pod_scheduling_duration_seconds
-  obs::HistogramFamily& algorithm;       // orrery_scheduling_algorithm_duration_seconds
-  obs::GaugeFamily& pending;             // orrery_pending_pods{queue}
-  obs::CounterFamily& plan_steps;        // orrery_plan_steps_total{action,outcome}
-  obs::CounterFamily& watch_restarts;    // orrery_watch_restarts_total{resource,reason}
-  obs::GaugeFamily& leader;              // orrery_leader
-  obs::CounterFamily& events;            // orrery_cluster_events_total{kind}
+  obs::CounterFamily& attempts;        // orrery_schedule_attempts_total{result,profile}
+  obs::HistogramFamily& e2e;           // orrery_pod_scheduling_duration_seconds
+  obs::HistogramFamily& algorithm;     // orrery_scheduling_algorithm_duration_seconds
+  obs::GaugeFamily& pending;           // orrery_pending_pods{queue}
+  obs::CounterFamily& plan_steps;      // orrery_plan_steps_total{action,outcome}
+  obs::CounterFamily& watch_restarts;  // orrery_watch_restarts_total{resource,reason}
+  obs::GaugeFamily& leader;            // orrery_leader
+  obs::CounterFamily& events;          // orrery_cluster_events_total{kind}
 };
 
 class ServeDriver : public fw::EventListener, public fw::TimerTarget {

@@ -104,12 +104,14 @@ TEST(JsonItems, ObjectMembersAndArrayElementsGiveSpansThatParseToTheValues) {
   EXPECT_FALSE((*members)[3].plain) << "a key with escapes is not matched by name";
   EXPECT_EQ((*members)[2].value.line, 2);
   const auto& names = (*members)[2].value;
-  auto elements = orrery::json::array_elements(std::string_view(text).substr(names.begin, names.end - names.begin));
+  auto elements = orrery::json::array_elements(
+      std::string_view(text).substr(names.begin, names.end - names.begin));
   ASSERT_TRUE(elements);
   ASSERT_EQ(elements->size(), 3u);
   const std::string arr = text.substr(names.begin, names.end - names.begin);
   for (size_t i = 0; i < 3; ++i)
-    EXPECT_EQ(nlohmann::json::parse(arr.substr((*elements)[i].begin, (*elements)[i].end - (*elements)[i].begin)),
+    EXPECT_EQ(nlohmann::json::parse(
+                  arr.substr((*elements)[i].begin, (*elements)[i].end - (*elements)[i].begin)),
               whole["NodeNames"][i]);
   EXPECT_FALSE(orrery::json::object_members("[1]"));
   EXPECT_FALSE(orrery::json::array_elements("{}"));

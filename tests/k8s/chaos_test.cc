@@ -40,8 +40,11 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 }
 
 std::string kubeconfig(const std::string& url) {
-  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n"
-         "    server: " + url + "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
+  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  "
+         "cluster:\n"
+         "    server: " +
+         url +
+         "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
          "users:\n- name: u\n  user:\n    token: t0ken\n";
 }
 
@@ -125,7 +128,8 @@ TEST(Chaos, ServeUnderRandomApiFaultsBindsEveryPodExactlyOnceAndItsMetricsAgree)
     return n;
   };
   ASSERT_TRUE(wait_for([&] { return pending() == 0; }, 60000))
-      << pending() << " pods still pending after the faults stopped\n" << serve.output().substr(0, 20000);
+      << pending() << " pods still pending after the faults stopped\n"
+      << serve.output().substr(0, 20000);
 
   // No pod lost: each pod created is bound now or was deleted by us after it was bound.
   std::map<std::string, int> ok_binds;
@@ -159,7 +163,8 @@ TEST(Chaos, ServeUnderRandomApiFaultsBindsEveryPodExactlyOnceAndItsMetricsAgree)
   };
   ASSERT_TRUE(wait_for(settled, 20000)) << "bind calls != scheduled attempts";
   EXPECT_TRUE(e.errors.empty()) << e.errors.front();
-  EXPECT_EQ(sample(e, "orrery_plan_steps_total{action=\"bind\",outcome=\"ok\"}"), successes - lost_replies);
+  EXPECT_EQ(sample(e, "orrery_plan_steps_total{action=\"bind\",outcome=\"ok\"}"),
+            successes - lost_replies);
   EXPECT_EQ(sample(e, "orrery_plan_steps_total{action=\"bind\",outcome=\"conflict\"}"), conflicts);
   EXPECT_GE(sample(e, "orrery_plan_steps_total{action=\"bind\",outcome=\"error\"}"), lost_replies);
   EXPECT_EQ(sample(e, "orrery_pending_pods{queue=\"active\"}"), 0);

@@ -45,10 +45,12 @@ class ServePlanTest : public ::testing::Test {
     server = std::make_unique<FakeApiServer>(o);
     kc = dir.path("kubeconfig.yaml");
     cfg = dir.path("sched.yaml");
-    std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
-                         "  cluster:\n    server: " << server->url()
-                      << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
-                         "  user: {token: t}\n";
+    std::ofstream(kc)
+        << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
+           "  cluster:\n    server: "
+        << server->url()
+        << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
+           "  user: {token: t}\n";
     std::ofstream(cfg) << kConfig;
     // Two 4-CPU nodes, each half full with a 2-CPU pod; a pending 4-CPU pod of the same priority
     // fits only if one of them moves (no preemption: no pod has a lower priority).
@@ -60,14 +62,28 @@ class ServePlanTest : public ::testing::Test {
     p["spec"]["nodeName"] = node;
     p["status"]["phase"] = "Running";
     if (owned)
-      p["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"},
-                                           {"name", "web"}, {"uid", "rs-web"}, {"controller", true}}};
+      p["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                           {"kind", "ReplicaSet"},
+                                           {"name", "web"},
+                                           {"uid", "rs-web"},
+                                           {"controller", true}}};
     return p;
   }
   std::vector<std::string> serve_args() {
-    return {ORRERY_BIN, "serve", "--kubeconfig", kc, "--config", cfg, "--policy", "kube-optpack",
-            "--metrics-listen", "127.0.0.1:" + std::to_string(port), "--backoff-initial-ms", "50",
-            "--backoff-max-ms", "500"};
+    return {ORRERY_BIN,
+            "serve",
+            "--kubeconfig",
+            kc,
+            "--config",
+            cfg,
+            "--policy",
+            "kube-optpack",
+            "--metrics-listen",
+            "127.0.0.1:" + std::to_string(port),
+            "--backoff-initial-ms",
+            "50",
+            "--backoff-max-ms",
+            "500"};
   }
   // Every pod bound, no node over its 4 CPUs, no pod bound twice; returns the pods' nodes.
   std::map<std::string, std::string> expect_all_bound_once(size_t pods) {
@@ -88,11 +104,13 @@ class ServePlanTest : public ::testing::Test {
   }
   // serve has synced its informers (and installed its signal handling long before).
   bool ready() {
-    return wait_for([&] {
-      httplib::Client http("127.0.0.1", port);
-      auto r = http.Get("/readyz");
-      return r && r->status == 200;
-    }, 10000);
+    return wait_for(
+        [&] {
+          httplib::Client http("127.0.0.1", port);
+          auto r = http.Get("/readyz");
+          return r && r->status == 200;
+        },
+        10000);
   }
   bool all_bound(size_t pods) {
     const auto list = server->list("pods");
@@ -128,13 +146,15 @@ TEST_F(ServePlanTest, ThePackerMovesAPodThroughTheApiToAdmitAPendingOne) {
     auto it = e.samples.find("orrery_plan_steps_total{action=\"" + action + "\",outcome=\"ok\"}");
     return it == e.samples.end() ? 0.0 : it->second;
   };
-  wait_for([&] {
-    auto m = http.Get("/metrics");
-    if (!m) return false;
-    body = m->body;
-    e = testing::parse_exposition(body);
-    return steps("bind") >= 2;
-  }, 5000);
+  wait_for(
+      [&] {
+        auto m = http.Get("/metrics");
+        if (!m) return false;
+        body = m->body;
+        e = testing::parse_exposition(body);
+        return steps("bind") >= 2;
+      },
+      5000);
   EXPECT_TRUE(e.errors.empty());
   EXPECT_EQ(steps("evict"), 1) << body;
   EXPECT_EQ(steps("create"), 1) << body;
@@ -165,9 +185,10 @@ TEST_F(ServePlanTest, ARestartBetweenRecreationAndBindLosesNoPod) {
   });
   ASSERT_TRUE(wait_for([&] { return killed.load(); }, 30000)) << first->output();
   first->wait();
-  EXPECT_EQ(server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-1/eviction") +
-                server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-2/eviction"),
-            1);
+  EXPECT_EQ(
+      server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-1/eviction") +
+          server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-2/eviction"),
+      1);
   int recreated = 0;
   for (const char* name : {"default/small-1", "default/small-2"}) {
     auto p = server->get("pods", name);
@@ -202,11 +223,15 @@ TEST_F(ServePlanTest, ARestartAtTheEvictionOfAControllerPodLosesNoPod) {
     int serial = 3;
     while (!done) {
       int replicas = 0;
-      for (const auto& p : server->list("pods")) replicas += p["metadata"].contains("ownerReferences");
+      for (const auto& p : server->list("pods"))
+        replicas += p["metadata"].contains("ownerReferences");
       for (; replicas < 2; ++replicas) {
         nlohmann::json p = make_pod("default", "web-" + std::to_string(serial++), "2", "1Gi");
-        p["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"},
-                                             {"name", "web"}, {"uid", "rs-web"}, {"controller", true}}};
+        p["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                             {"kind", "ReplicaSet"},
+                                             {"name", "web"},
+                                             {"uid", "rs-web"},
+                                             {"controller", true}}};
         server->add("pods", p);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -223,7 +248,8 @@ TEST_F(ServePlanTest, ARestartAtTheEvictionOfAControllerPodLosesNoPod) {
   ASSERT_TRUE(was_killed) << first.output();
   ASSERT_TRUE(bound) << second.output();
   const auto where = expect_all_bound_once(3);
-  EXPECT_EQ(where.count("web-1") + where.count("web-2"), 1u) << "one replica was evicted and replaced";
+  EXPECT_EQ(where.count("web-1") + where.count("web-2"), 1u)
+      << "one replica was evicted and replaced";
   second.signal(SIGTERM);
   EXPECT_EQ(second.wait(), 0);
 }
@@ -234,17 +260,20 @@ TEST(ServeKubeDsm, BindsABatchOfPendingPodsThroughItsPlans) {
   orrery::testing::ScratchDir dir("k8s_serve_kubedsm");
   FakeApiServer server;
   const std::string kc = dir.path("kubeconfig.yaml");
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
-                       "  cluster:\n    server: " << server.url()
-                    << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
-                       "  user: {token: t}\n";
+  std::ofstream(kc)
+      << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
+         "  cluster:\n    server: "
+      << server.url()
+      << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
+         "  user: {token: t}\n";
   nlohmann::json edge = make_node("edge-1", "4", "16Gi");
   edge["metadata"]["labels"]["orrery.io/tier"] = "edge";
   nlohmann::json cloud = make_node("cloud-1", "16", "64Gi");
   cloud["metadata"]["labels"]["orrery.io/tier"] = "cloud";
   server.add("nodes", edge);
   server.add("nodes", cloud);
-  for (int i = 0; i < 6; ++i) server.add("pods", make_pod("default", "svc-" + std::to_string(i), "1", "1Gi"));
+  for (int i = 0; i < 6; ++i)
+    server.add("pods", make_pod("default", "svc-" + std::to_string(i), "1", "1Gi"));
   Process serve({ORRERY_BIN, "serve", "--kubeconfig", kc, "--policy", "kubedsm", "--metrics-listen",
                  "127.0.0.1:0", "--backoff-initial-ms", "50"},
                 dir.path("serve.log"));
