@@ -4,6 +4,7 @@
 //   orrery serve --kubeconfig FILE | --in-cluster [--context C] [--config SCHED.yaml]
 //                [--scheduler-name orrery] [--leader-elect] [--lease-namespace kube-system]
 //                [--lease-name orrery-scheduler] [--metrics-listen :10259]
+//                [--policy kubedsm|kube-optpack|...] [--seed N]
 //   orrery serve --extender --listen HOST:PORT [--url-prefix P] [--config SCHED.yaml]
 //                [--profile NAME] [--cluster SNAP.yaml | --kubeconfig FILE | --in-cluster]
 //   orrery snapshot --kubeconfig FILE | --in-cluster [--context C] --out SNAP.yaml
@@ -31,6 +32,7 @@
 #include "k8s/profiles.h"
 #include "k8s/serve.h"
 #include "obs/log.h"
+#include "policies/catalog.h"
 
 namespace orrery::cli {
 
@@ -44,6 +46,8 @@ struct ServeFlags {
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;
   int backoff_initial_ms = 800, backoff_max_ms = 30000, watch_timeout_s = 300;
   std::string listen, url_prefix, profile, cluster;
+  uint64_t seed = 0;
+  std::string policy;
 };
 
 // Signals go to the threads that wait for them, never to a worker: block them before any thread
@@ -124,6 +128,32 @@ int run_extender(const ServeFlags& f) {
   return code;
 }
 
+// --policy NAME: a policy of the catalog on the live cluster. KubeDSM takes the pods of
+// --scheduler-name; a framework policy (kube-optpack, ...) takes the profiles of --config, which
+// must then be given (its built-in profile is named default-scheduler, and serve must never take
+// the default scheduler's pods).
+void set_policy(const ServeFlags& f, k8s::ServeOptions& o) {
+  const fw::PolicyRegistry registry = policies::catalog();
+  if (!registry.has(f.policy)) throw InputError("--policy: " + registry.unknown(f.policy));
+  o.policy = f.policy;
+  if (f.policy == "kubedsm") {
+    o.policy_args = yaml::Ctx{"--policy kubedsm", YAML::Load("{schedulerName: \"" + f.scheduler_name + "\"}"),
+                              "args", 0, 0};
+  } else if (f.config.empty()) {
+    throw InputError("--policy " + f.policy +
+                     " needs --config: a KubeSchedulerConfiguration whose profiles name the pods' "
+                     "schedulerName (e.g. orrery)");
+  } else {
+    for (const auto& p : k8s::load_serve_config(f.config, f.scheduler_name).profiles)
+      if (p.scheduler_name == "default-scheduler")
+        throw InputError(f.config + ": profile default-scheduler: orrery serve does not take the "
+                         "default scheduler's pods; name the profile after your pods' schedulerName");
+  }
+  o.policy_factory = [registry](fw::PolicyContext& ctx) {
+    return registry.create(ctx.name, ctx);
+  };
+}
+
 int run_serve_command(const ServeFlags& f) {
   obs::set_log_level(obs::parse_level(f.log_level));
   block_signals();
@@ -147,6 +177,8 @@ int run_serve_command(const ServeFlags& f) {
   o.backoff.initial_ms = f.backoff_initial_ms;
   o.backoff.max_ms = f.backoff_max_ms;
   o.backoff.watch_timeout_s = f.watch_timeout_s;
+  o.seed = f.seed;
+  if (!f.policy.empty()) set_policy(f, o);
   return k8s::run_serve(o);
 }
 
@@ -227,6 +259,10 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--backoff-max-ms", f->backoff_max_ms, "Largest reconnect backoff (30000 ms)");
   s->add_option("--watch-timeout", f->watch_timeout_s, "Minimum watch timeoutSeconds (300)");
   s->add_option("--log-level", f->log_level, "debug, info, warn or error");
+  s->add_option("--policy", f->policy,
+                 "Run a catalog policy instead of the per-pod scheduler (kubedsm, kube-optpack: "
+                 "plans executed as API calls)");
+  s->add_option("--seed", f->seed, "Seed of the scheduler's random choices (tie-breaks; 0)");
   s->add_flag("--extender", f->extender, "Serve the kube-scheduler extender verbs");
   s->add_option("--listen", f->listen, "Extender address HOST:PORT");
   s->add_option("--url-prefix", f->url_prefix, "Extender URL prefix");

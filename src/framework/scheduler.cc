@@ -766,7 +766,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
   return finish();
 }
 
-std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
+std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
   ClusterState& st = backend_.state();
   const Pod& pod = st.pod(pod_id);
   Profile* prof = profile_for(pod);
@@ -776,6 +776,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   }
   CycleContext cycle{st, pod_id, pod, *pod.spec, backend_.now_us(), rng_};
   std::vector<NodeEvaluation> out;
+  out.reserve(st.nodes().size());
   for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0, {}});
 
   std::optional<std::vector<NodeId>> only;
@@ -833,19 +834,22 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
     const bool skipped = score_skipped(wp.plugin);
-    std::vector<int64_t> raw(feasible.size(), 0);
+    std::vector<int64_t> raw(details ? feasible.size() : 0, 0);
     if (skipped) {
       std::fill(scores.begin(), scores.end(), 0);
     } else {
       wp.plugin->score(cycle, nodes, scores.data());
-      raw = scores;
+      if (details) raw = scores;
       wp.plugin->normalize(cycle, nodes, scores.data());
     }
     size_t i = 0;
     for (auto& e : out) {
       if (!e.feasible) continue;
-      e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
-      e.details.push_back({std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
+      if (details) {
+        e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
+        e.details.push_back(
+            {std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
+      }
       e.total += scores[i] * wp.weight;
       ++i;
     }

@@ -95,7 +95,9 @@ class Scheduler : public EventListener, private Reservations::Listener {
 
   // Filters and scores every node for a pod without binding it (percentage 100, no sampling),
   // running PreFilter, Filter, PreScore, Score and NormalizeScore as a scheduling cycle would.
-  std::vector<NodeEvaluation> evaluate(PodId pod);
+  // `details` false: only feasible, reasons and total per node (no per-plugin scores; the
+  // extender's hot path).
+  std::vector<NodeEvaluation> evaluate(PodId pod, bool details = true);
   // Runs one scheduling cycle for a pending pod now, as if it were popped next (queued or not),
   // with the options' node sampling, PostFilter (preemption: victims are deleted through the
   // backend) and binding. For `orrery explain`, on a throwaway snapshot.
