@@ -5,8 +5,10 @@
 #include "core/distribution.h"
 #include "core/error.h"
 #include "framework/telemetry.h"
+#include "net/transport_security.h"
 #include "policies/carico/plugin.h"
 #include "policies/carico/rpc/aggregator_feed.h"
+#include "policies/carico/rpc/processes.h"
 #include "policies/carico/sim_agents.h"
 #include "policies/kube/policies.h"
 
@@ -18,6 +20,8 @@ struct CaricoArgs {
   Time stale_after = 3 * kSecond;
   std::string aggregator;
   Time poll_interval = 500 * kMs;
+  rpc::ClientTls tls;     // ca_file, cert_file, key_file
+  bool insecure = false;  // plaintext to a non-loopback aggregator
 };
 
 CaricoArgs parse_args(const yaml::Ctx& c) {
@@ -27,14 +31,16 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   static const char* const kKeys[] = {"hz", "batch", "rank", "forget", "global_weight",
                                       "churn_window", "report_delay", "stale_after",
                                       "prior_pods", "idle_cpu", "idle_mem", "noise",
-                                      "aggregator", "poll_interval"};
+                                      "aggregator", "poll_interval", "ca_file", "cert_file",
+                                      "key_file", "insecure"};
   for (const std::string& k : c.keys()) {
     bool known = false;
     for (const char* kk : kKeys) known = known || k == kk;
     if (!known)
       c.child(k).fail("unknown field (expected hz, batch, rank, forget, global_weight, "
                       "churn_window, report_delay, stale_after, prior_pods, idle_cpu, idle_mem, "
-                      "noise, aggregator, poll_interval)");
+                      "noise, aggregator, poll_interval, ca_file, cert_file, key_file, "
+                      "insecure)");
   }
   AgentOptions& ag = a.sim.agent;
   auto num = [&](const char* k, double def, double lo, double hi) {
@@ -57,6 +63,10 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   if (c.has("stale_after")) a.stale_after = parse_duration(c.child("stale_after"));
   if (c.has("poll_interval")) a.poll_interval = parse_duration(c.child("poll_interval"));
   a.aggregator = c.str_or("aggregator", "");
+  a.tls.ca_file = c.str_or("ca_file", "");
+  a.tls.cert_file = c.str_or("cert_file", "");
+  a.tls.key_file = c.str_or("key_file", "");
+  a.insecure = c.bool_or("insecure", false);
   return a;
 }
 
@@ -120,8 +130,11 @@ std::unique_ptr<fw::Component> make_policy(fw::PolicyContext& ctx) {
   std::unique_ptr<CapacityFeed> own;
   if (!rt.services.find<CapacityFeed>()) {
     if (!args.aggregator.empty()) {
+      const std::string host = rpc::split_host_port(args.aggregator, "carico.aggregator").first;
+      net::check_client_plaintext("CARICO capacity feed", "carico.aggregator", host,
+                                  args.tls.enabled(), args.insecure);
       own = std::make_unique<rpc::AggregatorFeed>(rt.clock, args.aggregator, rt.backend.state(),
-                                                  args.poll_interval);
+                                                  args.poll_interval, args.tls);
     } else if (auto* tel = rt.services.find<fw::NodeTelemetry>()) {
       own = std::make_unique<SimulatedAgents>(rt, *tel, args.sim, ctx.seed);
     } else {
