@@ -76,10 +76,16 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr
   scheduler_ =
       std::make_unique<Scheduler>(*actions_, std::move(profiles), options, &rt_.reservations);
   rt_.backend.add_listener(this);  // after the scheduler, so its queue is current when we look
+  rt_.reservations.add_listener(this);  // likewise after the scheduler
+}
+
+void SchedulerDriver::on_released(const Reservation&) {
+  if (scheduler_->has_ready_pod()) wake_at(std::max(rt_.clock.now_us(), busy_until_));
 }
 
 SchedulerDriver::~SchedulerDriver() {
   rt_.backend.remove_listener(this);
+  rt_.reservations.remove_listener(this);
   rt_.clock.cancel(wake_timer_);
   scheduler_.reset();
 }

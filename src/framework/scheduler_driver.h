@@ -28,7 +28,13 @@ struct DecisionLatency {
 // {base: <duration dist>, per_node: <duration>}; absent fields keep the defaults (0).
 DecisionLatency parse_decision_latency(const yaml::Ctx& c);
 
-class SchedulerDriver : public Component, public EventListener, public TimerTarget {
+// Also a Reservations::Listener: a released reservation (e.g. CaricoCapacity's nudge when a
+// report makes a node usable again) can make waiting pods schedulable without any cluster
+// event, so it wakes the driver too.
+class SchedulerDriver : public Component,
+                        public EventListener,
+                        public TimerTarget,
+                        public Reservations::Listener {
  public:
   SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr<Profile>> profiles,
                   SchedulerOptions options, DecisionLatency latency);
@@ -41,6 +47,7 @@ class SchedulerDriver : public Component, public EventListener, public TimerTarg
   void start() override;
   void on_event(const ClusterEvent& e) override;
   void on_timer(uint64_t tag) override;
+  void on_released(const Reservation& r) override;
 
  private:
   class Actions;

@@ -32,7 +32,7 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
                                       "churn_window", "report_delay", "stale_after",
                                       "prior_pods", "idle_cpu", "idle_mem", "noise",
                                       "aggregator", "poll_interval", "ca_file", "cert_file",
-                                      "key_file", "insecure"};
+                                      "key_file", "insecure", "aggregator_outages"};
   for (const std::string& k : c.keys()) {
     bool known = false;
     for (const char* kk : kKeys) known = known || k == kk;
@@ -40,7 +40,7 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
       c.child(k).fail("unknown field (expected hz, batch, rank, forget, global_weight, "
                       "churn_window, report_delay, stale_after, prior_pods, idle_cpu, idle_mem, "
                       "noise, aggregator, poll_interval, ca_file, cert_file, key_file, "
-                      "insecure)");
+                      "insecure, aggregator_outages)");
   }
   AgentOptions& ag = a.sim.agent;
   auto num = [&](const char* k, double def, double lo, double hi) {
@@ -62,6 +62,18 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   if (c.has("report_delay")) a.sim.report_delay = parse_duration(c.child("report_delay"));
   if (c.has("stale_after")) a.stale_after = parse_duration(c.child("stale_after"));
   if (c.has("poll_interval")) a.poll_interval = parse_duration(c.child("poll_interval"));
+  if (c.has("aggregator_outages")) {
+    const yaml::Ctx list = c.child("aggregator_outages");
+    list.expect_seq();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const yaml::Ctx o = list.item(i);
+      o.expect_map();
+      if (!o.has("from") || !o.has("to")) o.fail("expected {from: DURATION, to: DURATION}");
+      AggregatorOutage out{parse_duration(o.child("from")), parse_duration(o.child("to"))};
+      if (out.to <= out.from) o.child("to").fail("expected a time after from");
+      a.sim.aggregator_outages.push_back(out);
+    }
+  }
   a.aggregator = c.str_or("aggregator", "");
   a.tls.ca_file = c.str_or("ca_file", "");
   a.tls.cert_file = c.str_or("cert_file", "");
@@ -106,8 +118,13 @@ class CaricoPolicy : public fw::Component {
   }
   void finish(Json* summary) override {
     driver_->finish(summary);
-    if (auto* s = dynamic_cast<SimulatedAgents*>(feed_.get()))
+    if (auto* s = dynamic_cast<SimulatedAgents*>(feed_.get())) {
       (*summary)["carico_merges"] = s->aggregator().merges();
+      if (s->aggregator_restarts() + s->lost_reports() > 0) {
+        (*summary)["carico_aggregator_restarts"] = s->aggregator_restarts();
+        (*summary)["carico_reports_lost"] = s->lost_reports();
+      }
+    }
   }
 
  private:
