@@ -97,8 +97,8 @@ TEST(Manifests, DeploymentRunsTwoLeaderElectedNonRootReplicas) {
 // Every workload (Deployment, DaemonSet) in deploy/ and deploy/carico/, with its file.
 std::vector<std::pair<std::string, YAML::Node>> workloads() {
   std::vector<std::pair<std::string, YAML::Node>> out;
-  for (const char* f : {"deployment.yaml", "extender.yaml", "carico/aggregator.yaml",
-                        "carico/agent.yaml"})
+  for (const char* f :
+       {"deployment.yaml", "extender.yaml", "carico/aggregator.yaml", "carico/agent.yaml"})
     for (const auto& d : load(f)) {
       const std::string kind = d["kind"].as<std::string>();
       if (kind == "Deployment" || kind == "DaemonSet") out.push_back({f, d});
@@ -123,13 +123,16 @@ TEST(Manifests, EveryContainerIsNonRootReadOnlyWithoutCapabilitiesUnderSeccomp) 
       const YAML::Node sc = c["securityContext"];
       ASSERT_TRUE(sc.IsDefined()) << where;
       EXPECT_TRUE(sc["readOnlyRootFilesystem"] && sc["readOnlyRootFilesystem"].as<bool>()) << where;
-      EXPECT_TRUE(sc["allowPrivilegeEscalation"] && !sc["allowPrivilegeEscalation"].as<bool>()) << where;
+      EXPECT_TRUE(sc["allowPrivilegeEscalation"] && !sc["allowPrivilegeEscalation"].as<bool>())
+          << where;
       EXPECT_FALSE(sc["privileged"] && sc["privileged"].as<bool>()) << where;
       bool drops_all = false;
       if (sc["capabilities"] && sc["capabilities"]["drop"])
-        for (const auto& d : sc["capabilities"]["drop"]) drops_all = drops_all || d.as<std::string>() == "ALL";
+        for (const auto& d : sc["capabilities"]["drop"])
+          drops_all = drops_all || d.as<std::string>() == "ALL";
       EXPECT_TRUE(drops_all) << where << ": capabilities.drop must hold ALL";
-      EXPECT_FALSE(sc["capabilities"] && sc["capabilities"]["add"]) << where << ": no capabilities added";
+      EXPECT_FALSE(sc["capabilities"] && sc["capabilities"]["add"])
+          << where << ": no capabilities added";
       const YAML::Node non_root = effective(pod, c, "runAsNonRoot");
       EXPECT_TRUE(non_root && non_root.as<bool>()) << where;
       const YAML::Node uid = effective(pod, c, "runAsUser");
@@ -181,10 +184,13 @@ TEST(Manifests, ServersAndAgentsRunTlsFromReadOnlySecretsTheirUserCanRead) {
         YAML::Node vol;
         for (const auto& v : pod["volumes"])
           if (v["name"].as<std::string>() == mount["name"].as<std::string>()) vol.reset(v);
-        ASSERT_TRUE(vol.IsDefined() && vol["secret"].IsDefined()) << where << ": " << path << " not from a Secret";
-        const std::string mode = vol["secret"]["defaultMode"] ? vol["secret"]["defaultMode"].as<std::string>() : "0644";
+        ASSERT_TRUE(vol.IsDefined() && vol["secret"].IsDefined())
+            << where << ": " << path << " not from a Secret";
+        const std::string mode =
+            vol["secret"]["defaultMode"] ? vol["secret"]["defaultMode"].as<std::string>() : "0644";
         const bool world = mode == "0444" || mode == "0644";
-        const bool group = (mode == "0440" || mode == "0640") && pod["securityContext"]["fsGroup"] &&
+        const bool group = (mode == "0440" || mode == "0640") &&
+                           pod["securityContext"]["fsGroup"] &&
                            pod["securityContext"]["fsGroup"].as<int>() ==
                                effective(pod, c, "runAsGroup").as<int>();
         EXPECT_TRUE(world || group) << where << ": " << path << " (mode " << mode
