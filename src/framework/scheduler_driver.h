@@ -28,13 +28,10 @@ struct DecisionLatency {
 // {base: <duration dist>, per_node: <duration>}; absent fields keep the defaults (0).
 DecisionLatency parse_decision_latency(const yaml::Ctx& c);
 
-// Also a Reservations::Listener: a released reservation (e.g. CaricoCapacity's nudge when a
-// report makes a node usable again) can make waiting pods schedulable without any cluster
-// event, so it wakes the driver too.
 class SchedulerDriver : public Component,
                         public EventListener,
                         public TimerTarget,
-                        public Reservations::Listener {
+                        private Reservations::Listener {
  public:
   SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr<Profile>> profiles,
                   SchedulerOptions options, DecisionLatency latency);
@@ -47,11 +44,13 @@ class SchedulerDriver : public Component,
   void start() override;
   void on_event(const ClusterEvent& e) override;
   void on_timer(uint64_t tag) override;
-  void on_released(const Reservation& r) override;
 
  private:
   class Actions;
   enum Timer : uint64_t { kWake = 0, kRelease = 1 };
+  // A plan's or a capacity reservation ended outside any cluster event (e.g. a CARICO report
+  // made a node usable): the scheduler's queue has moved the pods it blocked, so wake for them.
+  void on_released(const Reservation& r) override;
   void wake_at(Time t);
   void run();
 
