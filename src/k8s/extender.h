@@ -82,7 +82,7 @@ struct ExtenderServeOptions {
   std::string listen;
   std::string url_prefix;
   int threads = 16;  // connections served at once (overrides limits.threads)
-  net::ServerTls tls;
+  net::ServerTls tls{};
   bool insecure = false;
   net::HttpLimits limits = default_extender_limits();
   static net::HttpLimits default_extender_limits() {
