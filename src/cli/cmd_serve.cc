@@ -85,7 +85,8 @@ k8s::ExtenderServeOptions extender_options(const ServeFlags& f) {
     throw InputError("--tls-cert-file and --tls-private-key-file go together");
   if (!f.client_ca.empty() && f.tls_cert.empty())
     throw InputError("--client-ca-file needs --tls-cert-file and --tls-private-key-file");
-  if (f.insecure && !f.tls_cert.empty()) throw InputError("--insecure and --tls-cert-file exclude each other");
+  if (f.insecure && !f.tls_cert.empty())
+    throw InputError("--insecure and --tls-cert-file exclude each other");
   o.insecure = f.insecure;
   if (f.max_request_bytes < 1024 || f.max_request_bytes > (size_t{1} << 30))
     throw InputError("--max-request-bytes: expected 1024 to 1073741824");

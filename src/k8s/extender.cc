@@ -411,7 +411,8 @@ int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
   if (bound < 0) throw InputError("--listen: cannot listen on " + opt.listen);
   raise_backlog(bound);
   obs::info("extender listening", {{"address", host + ":" + std::to_string(bound)},
-                                   {"prefix", prefix}, {"profile", ext.scheduler_name()},
+                                   {"prefix", prefix},
+                                   {"profile", ext.scheduler_name()},
                                    {"tls", !opt.tls.enabled()               ? "off"
                                            : opt.tls.client_ca_file.empty() ? "on"
                                                                             : "mutual"}});

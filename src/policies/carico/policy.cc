@@ -28,19 +28,34 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   CaricoArgs a;
   if (!c.defined()) return a;
   c.expect_map();
-  static const char* const kKeys[] = {"hz", "batch", "rank", "forget", "global_weight",
-                                      "churn_window", "report_delay", "stale_after",
-                                      "prior_pods", "idle_cpu", "idle_mem", "noise",
-                                      "aggregator", "poll_interval", "ca_file", "cert_file",
-                                      "key_file", "insecure", "aggregator_outages"};
+  static const char* const kKeys[] = {"hz",
+                                      "batch",
+                                      "rank",
+                                      "forget",
+                                      "global_weight",
+                                      "churn_window",
+                                      "report_delay",
+                                      "stale_after",
+                                      "prior_pods",
+                                      "idle_cpu",
+                                      "idle_mem",
+                                      "noise",
+                                      "aggregator",
+                                      "poll_interval",
+                                      "ca_file",
+                                      "cert_file",
+                                      "key_file",
+                                      "insecure",
+                                      "aggregator_outages"};
   for (const std::string& k : c.keys()) {
     bool known = false;
     for (const char* kk : kKeys) known = known || k == kk;
     if (!known)
-      c.child(k).fail("unknown field (expected hz, batch, rank, forget, global_weight, "
-                      "churn_window, report_delay, stale_after, prior_pods, idle_cpu, idle_mem, "
-                      "noise, aggregator, poll_interval, ca_file, cert_file, key_file, "
-                      "insecure, aggregator_outages)");
+      c.child(k).fail(
+          "unknown field (expected hz, batch, rank, forget, global_weight, "
+          "churn_window, report_delay, stale_after, prior_pods, idle_cpu, idle_mem, "
+          "noise, aggregator, poll_interval, ca_file, cert_file, key_file, "
+          "insecure, aggregator_outages)");
   }
   AgentOptions& ag = a.sim.agent;
   auto num = [&](const char* k, double def, double lo, double hi) {

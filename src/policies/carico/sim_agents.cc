@@ -79,7 +79,8 @@ void SimulatedAgents::poll() {
 
 bool SimulatedAgents::aggregator_down(Time now) {
   bool down = false;
-  for (const AggregatorOutage& o : opt_.aggregator_outages) down = down || (now >= o.from && now < o.to);
+  for (const AggregatorOutage& o : opt_.aggregator_outages)
+    down = down || (now >= o.from && now < o.to);
   if (was_down_ && !down) {
     agg_ = std::make_unique<AggregatorCore>(opt_.agent.rank);  // restarted empty
     ++restarts_;

@@ -303,7 +303,8 @@ namespace {
 // Counts binds per pod and calls the fault hook after each finished pod.
 class FaultProbe : public fw::EventListener {
  public:
-  FaultProbe(sim::SimBackend& sim, std::function<void(int)> hook) : sim_(sim), hook_(std::move(hook)) {
+  FaultProbe(sim::SimBackend& sim, std::function<void(int)> hook)
+      : sim_(sim), hook_(std::move(hook)) {
     sim_.add_listener(this);
   }
   ~FaultProbe() override { sim_.remove_listener(this); }

@@ -126,10 +126,12 @@ bool HistoryWriter::flush(bool force) {
     ++failed_flushes_;
     last_error_ = e.what();
     if (available_)
-      obs::warn("KubCG history database unavailable; scheduling goes on from the in-memory "
-                "statistics and records are kept and retried",
-                {{"db", store_.describe()}, {"error", last_error_},
-                 {"pending", std::to_string(pending_.size())}});
+      obs::warn(
+          "KubCG history database unavailable; scheduling goes on from the in-memory "
+          "statistics and records are kept and retried",
+          {{"db", store_.describe()},
+           {"error", last_error_},
+           {"pending", std::to_string(pending_.size())}});
     available_ = false;
     backoff_s_ = backoff_s_ == 0 ? 1 : std::min(30.0, backoff_s_ * 2);
     retry_at_s_ = steady_s() + backoff_s_;
@@ -137,7 +139,8 @@ bool HistoryWriter::flush(bool force) {
   }
   if (!available_)
     obs::info("KubCG history database available again; pending records written",
-              {{"db", store_.describe()}, {"written", std::to_string(pending_.size())},
+              {{"db", store_.describe()},
+               {"written", std::to_string(pending_.size())},
                {"lost", std::to_string(lost_)}});
   available_ = true;
   backoff_s_ = 0;

@@ -6,8 +6,7 @@
 namespace orrery::carico::rpc {
 
 AggregatorFeed::AggregatorFeed(fw::Clock& clock, const std::string& target,
-                               const ClusterState& state, Time poll_interval,
-                               const ClientTls& tls)
+                               const ClusterState& state, Time poll_interval, const ClientTls& tls)
     : clock_(clock),
       state_(state),
       interval_(poll_interval),

@@ -14,7 +14,8 @@ namespace {
 std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const ClientTls& tls) {
   if (!tls.enabled()) return grpc::InsecureChannelCredentials();
   if (tls.cert_file.empty() != tls.key_file.empty())
-    throw InputError("--cert-file and --key-file go together (the client certificate for mutual TLS)");
+    throw InputError(
+        "--cert-file and --key-file go together (the client certificate for mutual TLS)");
   grpc::SslCredentialsOptions o;
   o.pem_root_certs = net::read_pem_file(tls.ca_file, "--ca-file");
   if (!tls.cert_file.empty()) {

@@ -46,9 +46,11 @@ int run_aggregator(const AggregatorProcessOptions& o, const std::atomic<bool>& s
   } catch (const std::exception& e) {
     throw InputError(std::string("--listen: ") + e.what());
   }
-  obs::info("aggregator listening",
-            {{"address", o.listen}, {"port", std::to_string(port)},
-             {"tls", !tls.enabled() ? "off" : tls.client_ca_file.empty() ? "on" : "mutual"}});
+  obs::info("aggregator listening", {{"address", o.listen},
+                                     {"port", std::to_string(port)},
+                                     {"tls", !tls.enabled()               ? "off"
+                                             : tls.client_ca_file.empty() ? "on"
+                                                                          : "mutual"}});
   auto owned_http = net::make_http_server({}, net::metrics_limits());
   httplib::Server& http = *owned_http;
   std::thread http_thread;
@@ -82,9 +84,13 @@ int run_agent(const AgentProcessOptions& o, TelemetrySource& source, const std::
   const std::string host = split_host_port(o.aggregator, "--aggregator").first;
   net::check_client_plaintext("CARICO agent", "--aggregator", host, o.tls.enabled(), o.insecure);
   AggregatorClient client(o.aggregator, o.tls);
-  obs::info("agent starting", {{"node", o.node}, {"aggregator", o.aggregator},
-                               {"hz", std::to_string(o.agent.hz)}, {"source", source.describe()},
-                               {"tls", !o.tls.enabled() ? "off" : o.tls.cert_file.empty() ? "on" : "mutual"}});
+  obs::info("agent starting", {{"node", o.node},
+                               {"aggregator", o.aggregator},
+                               {"hz", std::to_string(o.agent.hz)},
+                               {"source", source.describe()},
+                               {"tls", !o.tls.enabled()          ? "off"
+                                       : o.tls.cert_file.empty() ? "on"
+                                                                 : "mutual"}});
   NodeAgent agent(o.agent);
   Backoff backoff;
   bool connected = false;
@@ -95,8 +101,9 @@ int run_agent(const AgentProcessOptions& o, TelemetrySource& source, const std::
   const auto t0 = next;
   while (!stop) {
     next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
-    const double now_s = o.clock ? o.clock()
-                                 : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double now_s =
+        o.clock ? o.clock()
+                : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string problem, skipped;
     std::optional<RawSample> s = source.read(now_s, &problem);
     const auto report = agent.poll(now_s, s, -1, &skipped);

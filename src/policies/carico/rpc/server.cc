@@ -83,10 +83,11 @@ namespace {
 std::shared_ptr<grpc::ServerCredentials> server_credentials(const net::ServerTls& tls) {
   if (!tls.enabled()) return grpc::InsecureServerCredentials();
   net::validate_key_pair(tls.cert_file, tls.key_file, "--tls-cert-file", "--tls-private-key-file");
-  grpc::SslServerCredentialsOptions o(tls.client_ca_file.empty()
-                                          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  if (!tls.client_ca_file.empty()) o.pem_root_certs = net::read_pem_file(tls.client_ca_file, "--client-ca-file");
+  grpc::SslServerCredentialsOptions o(
+      tls.client_ca_file.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                 : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  if (!tls.client_ca_file.empty())
+    o.pem_root_certs = net::read_pem_file(tls.client_ca_file, "--client-ca-file");
   o.pem_key_cert_pairs.push_back({net::read_pem_file(tls.key_file, "--tls-private-key-file"),
                                   net::read_pem_file(tls.cert_file, "--tls-cert-file")});
   return grpc::SslServerCredentials(o);

@@ -23,12 +23,12 @@ namespace orrery::carico::rpc {
 
 // Transport and limits of the gRPC server (docs/RELIABILITY.md, "Server limits and security").
 struct AggregatorServerOptions {
-  net::ServerTls tls;                   // TLS when cert_file is set; mutual TLS with client_ca_file
-  int handshake_timeout_ms = 10'000;    // a connection that has not finished its TLS/HTTP2
-                                        // handshake by then is closed
-  int max_connection_idle_ms = 300'000; // idle connections closed (clients reconnect)
-  int max_concurrent_streams = 64;      // calls in flight per connection
-  int max_threads = 16;                 // gRPC's thread quota for this server
+  net::ServerTls tls;                 // TLS when cert_file is set; mutual TLS with client_ca_file
+  int handshake_timeout_ms = 10'000;  // a connection that has not finished its TLS/HTTP2
+                                      // handshake by then is closed
+  int max_connection_idle_ms = 300'000;  // idle connections closed (clients reconnect)
+  int max_concurrent_streams = 64;       // calls in flight per connection
+  int max_threads = 16;                  // gRPC's thread quota for this server
 };
 
 class AggregatorServer {
