@@ -195,8 +195,9 @@ TEST(Manifests, ServersAndAgentsRunTlsFromReadOnlySecretsTheirUserCanRead) {
                                effective(pod, c, "runAsGroup").as<int>();
         EXPECT_TRUE(world || group) << where << ": " << path << " (mode " << mode
                                     << ") is unreadable for the non-root user";
-        if (path.find(".key") != std::string::npos)
+        if (path.find(".key") != std::string::npos) {
           EXPECT_FALSE(world) << where << ": private key " << path << " world-readable";
+        }
       }
     }
   }
