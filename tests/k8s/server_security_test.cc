@@ -156,5 +156,41 @@ TEST_F(ExtenderSecurity, PlaintextOffLoopbackNeedsInsecureAndBadTlsFilesExitOne)
   EXPECT_EQ(out.find("PRIVATE KEY-----"), std::string::npos) << out;
 }
 
+// `orrery serve`'s /healthz, /readyz and /metrics endpoint: GET only, small bodies (413 beyond
+// 64 KiB), a silent connection closed after the 5 s idle timeout.
+TEST(ServeMetricsLimits, OversizedBodyIs413AndASilentConnectionIsClosed) {
+  std::signal(SIGPIPE, SIG_IGN);
+  orrery::testing::ScratchDir dir("k8s_metrics_limits");
+  testing::FakeApiServer server;
+  const std::string kc =
+      dir.write("kc.yaml",
+                "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n"
+                "  cluster:\n    server: " +
+                    server.url() +
+                    "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
+                    "users:\n- name: u\n  user: {}\n");
+  const int port = testing::free_port();
+  testing::Process serve({ORRERY_BIN, "serve", "--kubeconfig", kc, "--metrics-listen",
+                          "127.0.0.1:" + std::to_string(port)},
+                         dir.path("serve.log"));
+  ASSERT_TRUE(testing::wait_for([&] {
+    httplib::Client c("127.0.0.1", port);
+    auto r = c.Get("/healthz");
+    return r && r->status == 200;
+  })) << serve.output();
+  httplib::Client c("127.0.0.1", port);
+  auto big = c.Post("/metrics", std::string(100 * 1024, 'x'), "text/plain");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  auto ok = c.Get("/metrics");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  orrery::testing::RawConnection silent(port);
+  ASSERT_TRUE(silent.connected());
+  EXPECT_TRUE(silent.closed_by_server_within(20000));
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(), 0) << serve.output();
+}
+
 }  // namespace
 }  // namespace orrery::k8s
