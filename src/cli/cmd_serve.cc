@@ -7,6 +7,8 @@
 //                [--policy kubedsm|kube-optpack|...] [--seed N]
 //   orrery serve --extender --listen HOST:PORT [--url-prefix P] [--config SCHED.yaml]
 //                [--profile NAME] [--cluster SNAP.yaml | --kubeconfig FILE | --in-cluster]
+//                [--tls-cert-file F --tls-private-key-file F [--client-ca-file F] | --insecure]
+//                [--max-request-bytes N] [--request-timeout S] [--idle-timeout S]
 //   orrery snapshot --kubeconfig FILE | --in-cluster [--context C] --out SNAP.yaml
 #include <signal.h>
 
@@ -48,6 +50,10 @@ struct ServeFlags {
   std::string listen, url_prefix, profile, cluster;
   uint64_t seed = 0;
   std::string policy;
+  std::string tls_cert, tls_key, client_ca;
+  bool insecure = false;
+  size_t max_request_bytes = k8s::ExtenderServeOptions::default_extender_limits().max_body_bytes;
+  int request_timeout_s = 10, idle_timeout_s = 5;
 };
 
 // Signals go to the threads that wait for them, never to a worker: block them before any thread
@@ -74,8 +80,33 @@ int to_ms(double seconds, const std::string& flag) {
   return static_cast<int>(std::lround(seconds * 1000));
 }
 
+k8s::ExtenderServeOptions extender_options(const ServeFlags& f) {
+  k8s::ExtenderServeOptions o;
+  o.listen = f.listen;
+  o.url_prefix = f.url_prefix;
+  o.tls = {f.tls_cert, f.tls_key, f.client_ca};
+  if (f.tls_cert.empty() != f.tls_key.empty())
+    throw InputError("--tls-cert-file and --tls-private-key-file go together");
+  if (!f.client_ca.empty() && f.tls_cert.empty())
+    throw InputError("--client-ca-file needs --tls-cert-file and --tls-private-key-file");
+  if (f.insecure && !f.tls_cert.empty())
+    throw InputError("--insecure and --tls-cert-file exclude each other");
+  o.insecure = f.insecure;
+  if (f.max_request_bytes < 1024 || f.max_request_bytes > (size_t{1} << 30))
+    throw InputError("--max-request-bytes: expected 1024 to 1073741824");
+  if (f.request_timeout_s < 1 || f.request_timeout_s > 3600)
+    throw InputError("--request-timeout: expected seconds in [1, 3600]");
+  if (f.idle_timeout_s < 1 || f.idle_timeout_s > 3600)
+    throw InputError("--idle-timeout: expected seconds in [1, 3600]");
+  o.limits.max_body_bytes = f.max_request_bytes;
+  o.limits.read_timeout_s = o.limits.write_timeout_s = f.request_timeout_s;
+  o.limits.idle_timeout_s = f.idle_timeout_s;
+  return o;
+}
+
 int run_extender(const ServeFlags& f) {
   if (f.listen.empty()) throw InputError("--extender needs --listen HOST:PORT");
+  extender_options(f);  // bad flags fail before anything starts
   const fw::SchedulerConfig config = k8s::load_serve_config(f.config, f.scheduler_name);
   std::unique_ptr<fw::SnapshotBackend> snapshot;
   std::unique_ptr<k8s::ApiClient> client;
@@ -117,7 +148,7 @@ int run_extender(const ServeFlags& f) {
   int code = 0;
   {
     k8s::Extender ext(config, f.profile, view, exec, client.get());
-    code = k8s::serve_extender(ext, {f.listen, f.url_prefix, 16}, nullptr, nullptr);
+    code = k8s::serve_extender(ext, extender_options(f), nullptr, nullptr);
   }
   if (loop) {
     client->interrupt();
@@ -268,6 +299,17 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--url-prefix", f->url_prefix, "Extender URL prefix");
   s->add_option("--profile", f->profile, "Extender profile (schedulerName in --config)");
   s->add_option("--cluster", f->cluster, "Extender cluster view for NodeNames: a snapshot file");
+  s->add_option("--tls-cert-file", f->tls_cert, "Extender: serve HTTPS with this PEM certificate");
+  s->add_option("--tls-private-key-file", f->tls_key, "Extender: its PEM private key");
+  s->add_option("--client-ca-file", f->client_ca,
+                "Extender: require client certificates signed by this CA (mutual TLS)");
+  s->add_flag("--insecure", f->insecure,
+              "Extender: allow plain HTTP on a non-loopback --listen address");
+  s->add_option("--max-request-bytes", f->max_request_bytes,
+                "Extender: largest request body (64 MiB); larger ones get 413");
+  s->add_option("--request-timeout", f->request_timeout_s,
+                "Extender: seconds a read or write may stall before the connection is closed (10)");
+  s->add_option("--idle-timeout", f->idle_timeout_s, "Extender: keep-alive idle seconds (5)");
   table.push_back({s, [f] { return run_serve_command(*f); }});
 
   auto snap = std::make_shared<std::tuple<std::string, std::string, bool, std::string>>();

@@ -14,6 +14,8 @@
 #include "k8s/objects.h"
 #include "k8s/profiles.h"
 #include "k8s/serve.h"
+#include "net/http_server.h"
+#include "net/transport_security.h"
 #include "obs/log.h"
 
 namespace orrery::k8s {
@@ -570,9 +572,11 @@ int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
   std::string prefix = opt.url_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   if (!prefix.empty() && prefix.front() != '/') prefix = "/" + prefix;
-  httplib::Server server;
-  const int threads = opt.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  net::check_server_plaintext("extender", "--listen", host, opt.tls.enabled(), opt.insecure);
+  net::HttpLimits limits = opt.limits;
+  limits.threads = opt.threads;
+  std::unique_ptr<httplib::Server> owned = net::make_http_server(opt.tls, limits);
+  httplib::Server& server = *owned;
   server.set_tcp_nodelay(true);  // small JSON replies: no Nagle/delayed-ACK stalls
   auto verb = [&](const std::string& name, ExtenderReply (Extender::*fn)(const std::string&)) {
     server.Post(prefix + "/" + name,
@@ -595,7 +599,10 @@ int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
   raise_backlog(bound);
   obs::info("extender listening", {{"address", host + ":" + std::to_string(bound)},
                                    {"prefix", prefix},
-                                   {"profile", ext.scheduler_name()}});
+                                   {"profile", ext.scheduler_name()},
+                                   {"tls", !opt.tls.enabled()               ? "off"
+                                           : opt.tls.client_ca_file.empty() ? "on"
+                                                                            : "mutual"}});
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);

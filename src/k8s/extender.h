@@ -37,6 +37,7 @@
 #include "framework/config.h"
 #include "framework/scheduler.h"
 #include "k8s/client.h"
+#include "net/server_options.h"
 
 namespace orrery::k8s {
 
@@ -95,11 +96,26 @@ class Extender {
 };
 
 // Serves the verbs at {prefix}/filter, /prioritize, /preempt, /bind until *stop or a signal;
-// `ready` is called with the bound port. Malformed JSON → 400 with {"Error": "..."}.
+// `ready` is called with the bound port. Malformed JSON → 400 with {"Error": "..."}; a body
+// larger than limits.max_body_bytes → 413. HTTPS when tls is given (mutual TLS with a client
+// CA); plaintext only on loopback or with `insecure` (net/transport_security.h).
 struct ExtenderServeOptions {
   std::string listen;
   std::string url_prefix;
-  int threads = 16;
+  int threads = 16;  // connections served at once (overrides limits.threads)
+  net::ServerTls tls{};
+  bool insecure = false;
+  net::HttpLimits limits = default_extender_limits();
+  static net::HttpLimits default_extender_limits() {
+    net::HttpLimits l;
+    l.max_body_bytes = 64u << 20;  // a NodeList of 5,000 nodes is about 20 MiB
+    l.read_timeout_s = 10;
+    l.write_timeout_s = 10;
+    l.idle_timeout_s = 5;
+    l.keep_alive_max = 1000;
+    l.max_queued = 256;
+    return l;
+  }
 };
 int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
                    const std::function<void(int port)>& ready, const std::atomic<bool>* stop);

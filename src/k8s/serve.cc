@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "framework/config.h"
 #include "k8s/profiles.h"
+#include "net/http_server.h"
 #include "obs/log.h"
 
 namespace orrery::k8s {
@@ -189,7 +190,8 @@ namespace {
 // /healthz, /readyz and /metrics on their own thread.
 class HealthServer {
  public:
-  HealthServer(const std::string& listen, obs::Registry& registry, std::function<bool()> ready) {
+  HealthServer(const std::string& listen, obs::Registry& registry, std::function<bool()> ready)
+      : owned_(net::make_http_server({}, net::metrics_limits())), server_(*owned_) {
     auto [host, port] = parse_listen(listen, "--metrics-listen");
     server_.set_tcp_nodelay(true);
     server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -216,7 +218,8 @@ class HealthServer {
   }
 
  private:
-  httplib::Server server_;
+  std::unique_ptr<httplib::Server> owned_;
+  httplib::Server& server_;
   int port_ = 0;
   std::thread thread_;
 };
