@@ -474,6 +474,7 @@ TopologySpreadConstraint read_spread(const Ctx& c) {
     c.child("whenUnsatisfiable").fail("expected DoNotSchedule or ScheduleAnyway");
   }
   t.selector = read_label_selector(c.child("labelSelector"));
+  t.selector_set = c.child("labelSelector").defined();
   if (c.has("minDomains")) t.min_domains = static_cast<int32_t>(c.child("minDomains").i64());
   auto policy = [&](const char* name, InclusionPolicy def) {
     std::string v = c.str_or(name, def == InclusionPolicy::kHonor ? "Honor" : "Ignore");

@@ -1,4 +1,5 @@
-// Property test: on small random clusters (with inter-pod affinity on a third of the pods), the
+// Property test: on small random clusters (with inter-pod affinity and explicit topology spread
+// constraints on a third of the pods each, and some bound pods being deleted), the
 // default profile's per-node results
 // (Scheduler::evaluate: feasibility, reasons, every plugin's normalised score, weighted total)
 // equal a direct, node-by-node recomputation of upstream's formulas from the Node and Pod objects,
@@ -115,6 +116,32 @@ std::string random_cluster(Rng& rng, int* pending) {
     }
     return out;
   };
+  // Explicit topologySpreadConstraints: hard and soft, hostname / zone / disk keys, selectors on
+  // app (matchLabels, In, everything `{}`, none), matchLabelKeys, minDomains and both inclusion
+  // policies.
+  auto random_spread = [&]() {
+    static const char* kKeys[] = {"kubernetes.io/hostname", "topology.kubernetes.io/zone", "disk"};
+    static const char* kSelectors[] = {
+        ", labelSelector: {matchLabels: {app: a}}",
+        ", labelSelector: {matchExpressions: [{key: app, operator: In, values: [a, b]}]}",
+        ", labelSelector: {}", ""};
+    std::string out = "topologySpreadConstraints:\n";
+    const int n = 1 + static_cast<int>(rng.below(2));
+    for (int i = 0; i < n; ++i) {
+      const bool hard = rng.bernoulli(0.5);
+      const uint64_t sel = rng.below(4);
+      out += "- {maxSkew: " + std::to_string(1 + rng.below(3)) +
+             ", topologyKey: " + kKeys[rng.below(3)] +
+             ", whenUnsatisfiable: " + (hard ? "DoNotSchedule" : "ScheduleAnyway") +
+             kSelectors[sel];
+      if (hard && rng.bernoulli(0.3)) out += ", minDomains: " + std::to_string(1 + rng.below(4));
+      if (rng.bernoulli(0.3)) out += ", nodeAffinityPolicy: Ignore";
+      if (rng.bernoulli(0.3)) out += ", nodeTaintsPolicy: Honor";
+      if (sel != 3 && rng.bernoulli(0.25)) out += ", matchLabelKeys: [tier]";
+      out += "}\n";
+    }
+    return out;
+  };
   // Namespace objects in half of the clusters (team t1 / t2), none in the others.
   if (rng.bernoulli(0.5)) {
     out += "---\nkind: Namespace\nmetadata: {name: default, labels: {team: t1}}\n";
@@ -144,13 +171,16 @@ std::string random_cluster(Rng& rng, int* pending) {
           "[hdd]}]}}\n";
     }
     std::string meta;
+    if (!node.empty() && rng.bernoulli(0.1))  // being deleted: not counted by spreading
+      meta = "deletionTimestamp: \"2024-01-01T00:00:00Z\"\n";
     if (rng.bernoulli(0.6)) {
-      meta = "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs-" +
-             std::to_string(rng.below(2)) + ", controller: true}]\n";
+      meta += "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs-" +
+              std::to_string(rng.below(2)) + ", controller: true}]\n";
     }
     meta += "labels: {app: " + std::string(1, static_cast<char>('a' + rng.below(3))) + ", tier: t" +
             std::to_string(rng.below(2)) + "}";
     if (rng.bernoulli(0.35)) spec += random_pod_affinity();
+    if (rng.bernoulli(0.35)) spec += random_spread();
     std::string pod = pod_doc((rng.bernoulli(0.25) ? "other/" : "") + name, {req}, spec, meta);
     // Images (ImageLocality) and host ports (NodePorts) on the container "c0".
     static const char* kImages[] = {"app:v1", "db:v2", "big", "none:v9"};
@@ -180,6 +210,7 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
       "percentageOfNodesToScore: 100\nprofiles:\n- deterministic: true\n";
   int checked_nodes = 0, scheduled = 0, image_scores = 0, port_conflicts = 0;
   int ipa_rejected = 0, ipa_scored = 0;  // nodes where InterPodAffinity decided or scored
+  int pts_rejected = 0, pts_scored = 0;  // and PodTopologySpread's own constraints
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Rng rng(seed);
     int pending = 0;
@@ -201,13 +232,18 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
           ASSERT_EQ(got.feasible, e.feasible);
           if (!got.feasible) {
             EXPECT_EQ(got.reasons, e.reasons);
-            port_conflicts += got.reasons.size() == 1 && got.reasons[0].find("free ports") !=
-                                                             std::string::npos;
+            port_conflicts +=
+                got.reasons.size() == 1 && got.reasons[0].find("free ports") != std::string::npos;
             ipa_rejected +=
                 e.reasons.size() == 1 && e.reasons[0].find("affinity rules") != std::string::npos;
+            pts_rejected += e.reasons.size() == 1 &&
+                            e.reasons[0].find("spread constraints") != std::string::npos;
             continue;
           }
           ipa_scored += e.scores.at("InterPodAffinity") > 0;
+          pts_scored += !pod.spec->topology_spread.empty() &&
+                        e.scores.at("PodTopologySpread") > 0 &&
+                        e.scores.at("PodTopologySpread") < 100;
           std::map<std::string, int64_t> scores(got.scores.begin(), got.scores.end());
           image_scores += scores["ImageLocality"] > 0;
           EXPECT_EQ(scores, e.scores);
@@ -242,10 +278,13 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
   EXPECT_GT(port_conflicts, 10);  // and NodePorts
   EXPECT_GT(ipa_rejected, 100);   // and InterPodAffinity
   EXPECT_GT(ipa_scored, 100);
+  EXPECT_GT(pts_rejected, 50);  // and explicit topology spread constraints
+  EXPECT_GT(pts_scored, 50);
   std::printf(
       "checked %d nodes, %d scheduled: %d ImageLocality scores > 0, %d port conflicts, "
-      "InterPodAffinity rejected %d and scored %d\n",
-      checked_nodes, scheduled, image_scores, port_conflicts, ipa_rejected, ipa_scored);
+      "InterPodAffinity rejected %d and scored %d, PodTopologySpread rejected %d and scored %d\n",
+      checked_nodes, scheduled, image_scores, port_conflicts, ipa_rejected, ipa_scored,
+      pts_rejected, pts_scored);
 }
 
 }  // namespace
