@@ -109,7 +109,7 @@ int run_schedule(const ScheduleOptions& opt) {
   std::map<uint64_t, size_t> index;  // pod serial → placement
   for (const fw::ScheduleOutcome& o : outcomes) {
     auto [it, fresh] = index.emplace(o.serial, placements.size());
-    if (fresh) placements.push_back({o.pod, o.serial, {}, {}, {}});
+    if (fresh) placements.push_back({o.pod, o.serial, {}, {}, {}, std::nullopt, 0, 0});
     Placement& pl = placements[it->second];
     if (pl.pod.empty() && st.pod_alive(o.pod) && st.pod_serial(o.pod) == o.serial) {
       pl.pod = st.pod(o.pod).key();

@@ -318,11 +318,103 @@ std::map<NodeId, int64_t> topology_spread_scores(const ClusterState& st, const P
   return out;
 }
 
+// ---- Volumes: claims bound to CSI PVs, unbound Immediate claims, missing claims ----
+// (volumerestrictions, nodevolumelimits/csi.go, volumebinding, volumezone)
+
+// The claims of the pod's persistentVolumeClaim volumes, null for a missing one.
+std::vector<std::pair<std::string, const PersistentVolumeClaim*>> claims_of(const ClusterState& st,
+                                                                            const Pod& pod) {
+  std::vector<std::pair<std::string, const PersistentVolumeClaim*>> out;
+  for (const PodVolume& v : pod.spec->volumes)
+    if (v.kind == PodVolume::Kind::kClaim)
+      out.emplace_back(v.id, st.api_objects().find_pvc(pod.ns, v.id));
+  return out;
+}
+
+// The PreFilter rejection every node gets, or "": VolumeRestrictions' missing claim, then
+// VolumeBinding's unbound claims that are not WaitForFirstConsumer (a missing class is Immediate).
+std::string volume_pre_filter_reason(const ClusterState& st, const Pod& pod) {
+  const auto claims = claims_of(st, pod);
+  for (const auto& [name, pvc] : claims)
+    if (!pvc) return "persistentvolumeclaim \"" + name + "\" not found";
+  for (const auto& [name, pvc] : claims) {
+    if (pvc->fully_bound()) continue;
+    const StorageClass* sc = st.api_objects().find_storage_class(pvc->storage_class);
+    if (!sc || !sc->wait_for_first_consumer || !pvc->volume_name.empty())
+      return "pod has unbound immediate PersistentVolumeClaims";
+  }
+  return "";
+}
+
+// CSILimits: unique driver/handle of the bound claims' CSI volumes → driver.
+void csi_volumes(const ClusterState& st, const Pod& pod, std::map<std::string, std::string>* out) {
+  for (const auto& [name, pvc] : claims_of(st, pod)) {
+    if (!pvc || pvc->volume_name.empty()) continue;
+    const PersistentVolume* pv = st.api_objects().find_pv(pvc->volume_name);
+    if (pv && !pv->csi_driver.empty())
+      (*out)[pv->csi_driver + "/" + pv->csi_handle] = pv->csi_driver;
+  }
+}
+
+// The volume filters' reason on `n`, in the profile's order, or "".
+std::string volume_filter_reason(const ClusterState& st, const Pod& pod, NodeId n) {
+  const auto claims = claims_of(st, pod);
+  if (claims.empty()) return "";
+  const Node& node = st.node(n);
+  // NodeVolumeLimits: the node's CSINode counts; volumes already attached there count once.
+  if (const CSINode* csi = st.api_objects().find_csi_node(node.name)) {
+    std::map<std::string, std::string> wanted, attached;
+    csi_volumes(st, pod, &wanted);
+    for (PodId q : st.pods_on(n)) csi_volumes(st, st.pod(q), &attached);
+    std::map<std::string, int64_t> used, fresh;
+    for (const auto& [vol, driver] : attached) {
+      wanted.erase(vol);
+      ++used[driver];
+    }
+    for (const auto& [vol, driver] : wanted) ++fresh[driver];
+    for (const CSINodeDriver& d : csi->drivers) {
+      if (d.allocatable_count && fresh[d.name] > 0 &&
+          used[d.name] + fresh[d.name] > *d.allocatable_count)
+        return "node(s) exceed max volume count";
+    }
+  }
+  // VolumeBinding: every bound PV's required node affinity.
+  std::vector<const PersistentVolume*> pvs;
+  for (const auto& [name, pvc] : claims)
+    if (pvc->fully_bound()) pvs.push_back(st.api_objects().find_pv(pvc->volume_name));
+  for (const PersistentVolume* pv : pvs)
+    if (pv->node_affinity && !matches_any(*pv->node_affinity, node.labels, intern(node.name)))
+      return "node(s) had volume node affinity conflict";
+  // VolumeZone: nodes with zone/region labels must carry a value each PV label lists ("__"-split).
+  static const char* kKeys[] = {"failure-domain.beta.kubernetes.io/zone",
+                                "failure-domain.beta.kubernetes.io/region",
+                                "topology.kubernetes.io/zone", "topology.kubernetes.io/region"};
+  bool constrained = false;
+  for (const char* k : kKeys) constrained = constrained || node.labels.get(std::string_view(k));
+  if (!constrained) return "";
+  for (const PersistentVolume* pv : pvs) {
+    for (int i = 0; i < 4; ++i) {
+      auto v = pv->labels.get(std::string_view(kKeys[i]));
+      if (!v) continue;
+      std::set<std::string> values;
+      std::string_view rest = *v;
+      for (size_t at; (at = rest.find("__")) != std::string_view::npos; rest.remove_prefix(at + 2))
+        values.emplace(rest.substr(0, at));
+      values.emplace(rest);
+      auto have = node.labels.get(std::string_view(kKeys[i]));
+      if (!have && i < 2) have = node.labels.get(std::string_view(kKeys[i + 2]));
+      if (!have || !values.count(std::string(*have))) return "node(s) had no available volume zone";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<std::string> filter_reasons(const ClusterState& st, const Pod& pod, NodeId n) {
   const PodSpec& spec = *pod.spec;
   const Node& node = st.node(n);
+  if (std::string r = volume_pre_filter_reason(st, pod); !r.empty()) return {r};
   const StrId unsched_key = intern("node.kubernetes.io/unschedulable");
   if (node.unschedulable &&
       !tolerates(spec.tolerations, Taint{unsched_key, kNoStr, TaintEffect::kNoSchedule})) {
@@ -358,6 +450,7 @@ std::vector<std::string> filter_reasons(const ClusterState& st, const Pod& pod, 
     reasons.push_back("Insufficient " + std::string(resource_name(static_cast<ResourceId>(r))));
   }
   if (!reasons.empty()) return reasons;
+  if (std::string r = volume_filter_reason(st, pod, n); !r.empty()) return {r};
   if (std::string r = topology_spread_reason(st, pod, n); !r.empty()) return {r};
   if (std::string r = inter_pod_affinity_reason(st, pod, n); !r.empty()) return {r};
   return {};

@@ -2,7 +2,8 @@
 // from upstream's formulas (no batching, no caches): PodTopologySpread from the pod's own
 // constraints (hard and soft) or the system defaults for owned pods, recounting every node's pods
 // per constraint; InterPodAffinity by scanning every pod for every node and term (no per-domain
-// counts). Volumes are not covered (pods without volumes). Used to verify the plugins
+// counts); the volume plugins for claims bound to CSI volumes (CSI attach limits, PV node affinity,
+// volume zones), unbound Immediate claims and missing claims. Used to verify the plugins
 // independently.
 #pragma once
 
