@@ -64,8 +64,10 @@ void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
                 "random phase or jitter)");
   sim->add_flag("--reference", f->reference,
                 "With --arch: the published simulator's behaviour where it departs from the "
-                "paper's text (Megha: rejected tasks wait in the queue; PigeonC: its CS_i "
-                "counting)");
+                "paper's text (Megha: rejected tasks wait in the queue, a rejection carries no "
+                "state, the first heartbeat comes 50 ms before the first arrival; PigeonC: its "
+                "CS_i counting, Masters pick the min-constraints worker, FQW+1 short tasks per "
+                "long one)");
 }
 
 bool federated_sim_requested(const FederatedSimFlags& f) {
@@ -100,8 +102,7 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
   req.options.seed = seed.value_or(1);
   req.options.cutoff_s = f.cutoff;
   if (f.heartbeat_s) req.options.heartbeat = sim::seconds(*f.heartbeat_s);
-  req.options.reference_cs = f.reference && req.arch == federated::Arch::kPigeonC;
-  req.options.retry_rejected = !(f.reference && req.arch == federated::Arch::kMegha);
+  federated::set_reference(req.arch, f.reference, &req.options);
   req.options.aligned_heartbeats = f.aligned_heartbeats;
   req.options.wall_clock = !no_wall_clock;
   const federated::RunOutput r = federated::run_request(req);

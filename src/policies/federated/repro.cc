@@ -150,8 +150,7 @@ ReproResult run_repro(const ReproOptions& o) {
     ro.seed = s.seed;
     ro.cutoff_s = wl.cutoff_s;
     ro.wall_clock = o.wall_clock;
-    ro.reference_cs = pr.reference && pr.arch == Arch::kPigeonC;
-    ro.retry_rejected = !(pr.reference && pr.arch == Arch::kMegha);
+    set_reference(pr.arch, pr.reference, &ro);
     ro.scenario = wl.name;
     RunOutput r = run_federated(w, c, ro);
     r.summary["profile"] = pr.name();

@@ -36,7 +36,8 @@ struct RunOptions {
   bool retry_rejected = true;          // Megha: see sim_params.h
   // PigeonC only: CS_i as the paper defines it, or as the published simulator builds it.
   bool reference_cs = false;
-  std::string scenario;  // summary "scenario"; default: the trace file name without .tr
+  ReferenceQuirks quirks;  // see sim_params.h; set by set_reference()
+  std::string scenario;    // summary "scenario"; default: the trace file name without .tr
 };
 
 // The published PigeonC 10,000-worker configuration's cutoff; used for Megha runs without one.
@@ -54,6 +55,10 @@ struct RunOutput {
 // Sets what an architecture's name decides (architectures.h): matching, and the reference
 // behaviour (Megha: rejected tasks wait in the queue; PigeonC: the reference CS_i counting).
 void apply(const Architecture& a, RunOptions* o);
+
+// The published simulator's behaviour for `arch` on (reference) or off: Megha's rejected tasks
+// wait in the queue, PigeonC's reference CS_i, and the ReferenceQuirks of sim_params.h.
+void set_reference(Arch arch, bool reference, RunOptions* o);
 
 // "megha_rand", "megha_min", "pigeonc_rand", "pigeonc_min".
 std::string profile_name(Arch arch, Pick pick);
