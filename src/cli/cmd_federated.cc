@@ -68,6 +68,10 @@ void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
                 "state, the first heartbeat comes 50 ms before the first arrival; PigeonC: its "
                 "CS_i counting, Masters pick the min-constraints worker, FQW+1 short tasks per "
                 "long one)");
+  sim->add_option("--quirks", f->quirks,
+                  "With --reference: only these of the published simulator's quirks, a "
+                  "comma-separated list of rejection-state, early-heartbeat (Megha), master-min, "
+                  "fair-queue-le (PigeonC), or all (default) or none");
 }
 
 bool federated_sim_requested(const FederatedSimFlags& f) {
@@ -103,6 +107,10 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
   req.options.cutoff_s = f.cutoff;
   if (f.heartbeat_s) req.options.heartbeat = sim::seconds(*f.heartbeat_s);
   federated::set_reference(req.arch, f.reference, &req.options);
+  if (!f.quirks.empty()) {
+    if (!f.reference) throw InputError("--quirks needs --reference");
+    req.options.quirks = federated::parse_quirks(f.quirks);
+  }
   req.options.aligned_heartbeats = f.aligned_heartbeats;
   req.options.wall_clock = !no_wall_clock;
   const federated::RunOutput r = federated::run_request(req);

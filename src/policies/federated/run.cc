@@ -47,6 +47,32 @@ void set_reference(Arch arch, bool reference, RunOptions* o) {
   o->quirks = reference ? reference_quirks() : ReferenceQuirks{};
 }
 
+ReferenceQuirks parse_quirks(std::string_view list) {
+  if (list == "all") return reference_quirks();
+  ReferenceQuirks q;
+  if (list == "none") return q;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view name = list.substr(at, comma - at);
+    if (name == "rejection-state")
+      q.drop_rejection_state = true;
+    else if (name == "early-heartbeat")
+      q.early_first_heartbeat = true;
+    else if (name == "master-min")
+      q.master_picks_min = true;
+    else if (name == "fair-queue-le")
+      q.fair_queue_le = true;
+    else
+      throw InputError(
+          "--quirks: expected all, none or a comma-separated list of "
+          "rejection-state, early-heartbeat, master-min, fair-queue-le; got \"" +
+          std::string(name) + "\"");
+    at = comma + 1;
+  }
+  return q;
+}
+
 namespace {
 
 // The quirks that change `arch`'s simulation, by name (summary "cluster"."reference_quirks").

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policies/federated/architectures.h"
@@ -59,6 +60,10 @@ void apply(const Architecture& a, RunOptions* o);
 // The published simulator's behaviour for `arch` on (reference) or off: Megha's rejected tasks
 // wait in the queue, PigeonC's reference CS_i, and the ReferenceQuirks of sim_params.h.
 void set_reference(Arch arch, bool reference, RunOptions* o);
+
+// A comma-separated subset of the quirks by name: rejection-state, early-heartbeat (Megha),
+// master-min, fair-queue-le (PigeonC); "all" or "none". InputError naming the bad entry.
+ReferenceQuirks parse_quirks(std::string_view list);
 
 // "megha_rand", "megha_min", "pigeonc_rand", "pigeonc_min".
 std::string profile_name(Arch arch, Pick pick);

@@ -46,6 +46,7 @@ RunSpec RunSpec::paper_description() {
   r.demand_count = "min";
   r.edge = "table4";
   r.system_reserved = false;
+  r.scale_down = "exact";
   r.idle_head_s = 0;
   r.idle_tail_s = 0;
   return r;
@@ -62,6 +63,7 @@ std::string RunSpec::setup_label() const {
       std::string("reserved=") + (system_reserved ? "1core+1GiB" : "none"));
   add(demand_count != d.demand_count || demand_round != d.demand_round,
       "demand=" + demand_count + (demand_round ? "" : "-frac"));
+  add(scale_down != d.scale_down, "scaleDown=" + scale_down);
   add(qos_function != d.qos_function, "qos=" + qos_function);
   add(fragmentation != d.fragmentation, "frag=" + fragmentation);
   add(pod_size != d.pod_size, "size=" + pod_size);
@@ -155,6 +157,7 @@ std::string scenario_yaml(const RunSpec& r) {
            "        - weight: 100\n"
            "          preference:\n"
            "            matchExpressions: [{key: orrery.io/tier, operator: In, values: [edge]}]\n";
+    if (r.scale_down != "exact") y += "    scaleDownOrder: " + r.scale_down + "\n";
     y += "    hpa: {maxReplicas: 40, behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
   }
   std::string timing;

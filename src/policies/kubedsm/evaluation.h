@@ -64,6 +64,10 @@ struct RunSpec {
   // authors' generator assumes (genny's load_config) and their raw placements bear out (N2 never
   // holds more than 4 cores of pods, N3 never more than 3).
   bool system_reserved = true;
+  // The ReplicaSet controller's scale-down order: "logarithmic" (upstream's LogarithmicScaleDown,
+  // on in the authors' Kubernetes: ecmus builds against client-go v0.30.2) or "exact" (newest
+  // started first; sim/replicaset.h).
+  std::string scale_down = "logarithmic";
   uint64_t seed = 1;
   int cycles = 12;
   double period_s = 90;

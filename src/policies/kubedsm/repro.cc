@@ -155,6 +155,7 @@ std::vector<Point> plan(bool quick) {
     add("maxBatch: 20", [](RunSpec& r) { r.max_batch = 20; });
     add("suggestBudget: reclaimable", [](RunSpec& r) { r.suggest_budget = "reclaimable"; });
     add("fitCheck: exact", [](RunSpec& r) { r.fit_check = "exact"; });
+    add("scaleDown: exact", [](RunSpec& r) { r.scale_down = "exact"; });
     add("edge: table4", [](RunSpec& r) { r.edge = "table4"; });
     add("edge: single", [](RunSpec& r) { r.edge = "single"; });
     add("NoEdgeMig 5/0, edge: single", [](RunSpec& r) {
@@ -505,7 +506,7 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
       "scenario,mean,sd,policy,m_c2e,m_er,suggest_budget,qos_targets,seed,edge_ratio,"
       "edge_ratio_sd,A,B,C,D,migrations,demand,edge,bounded_cloud,fit_check,qos_function,"
       "fragmentation,pod_size,last_pod,suggest_period_s,max_batch,idle_head_s,idle_tail_s,"
-      "edge_ratio_pooled,edge_ratio_pooled_busy,system_reserved\n";
+      "edge_ratio_pooled,edge_ratio_pooled_busy,system_reserved,scale_down\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSpec& r = runs[i];
     const RunResult& res = results[i];
@@ -526,9 +527,9 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
         fmt::format(",{},{},{},{},{},{}", k ? r.qos_function : "", k ? r.fragmentation : "",
                     k ? r.pod_size : "", k ? (r.last_pod ? "1" : "0") : "",
                     k ? fmt_double(r.suggest_period_s) : "", k ? std::to_string(r.max_batch) : "");
-    csv += fmt::format(",{},{},{},{},{}\n", fmt_double(r.idle_head_s), fmt_double(r.idle_tail_s),
+    csv += fmt::format(",{},{},{},{},{},{}\n", fmt_double(r.idle_head_s), fmt_double(r.idle_tail_s),
                        fmt_double(res.edge_ratio_pooled), fmt_double(res.edge_ratio_pooled_busy),
-                       r.system_reserved ? 1 : 0);
+                       r.system_reserved ? 1 : 0, r.scale_down);
   }
   return csv;
 }

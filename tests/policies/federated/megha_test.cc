@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "fixtures.h"
 #include "policies/federated/run.h"
 
@@ -231,6 +232,14 @@ TEST(Megha, ReferenceFirstHeartbeatFiftyMsBeforeFirstArrival) {
   EXPECT_EQ(finish_of_loser("1 1 1 1\n1 1 1 1\n", true), 6'952'000);
   // Arrivals at 0: the beat at -50 ms would carry nothing; the first is at 4.95 s.
   EXPECT_EQ(finish_of_loser("0 1 1 1\n0 1 1 1\n", true), 5'952'000);
+  EXPECT_TRUE(parse_quirks("rejection-state").drop_rejection_state);
+  EXPECT_FALSE(parse_quirks("rejection-state").early_first_heartbeat);
+  const ReferenceQuirks two = parse_quirks("early-heartbeat,fair-queue-le");
+  EXPECT_TRUE(two.early_first_heartbeat && two.fair_queue_le);
+  EXPECT_FALSE(two.drop_rejection_state || two.master_picks_min);
+  EXPECT_TRUE(parse_quirks("all").master_picks_min);
+  EXPECT_FALSE(parse_quirks("none").fair_queue_le);
+  EXPECT_THROW(parse_quirks("early-heartbeat,late"), InputError);
   RunOptions ref;
   set_reference(Arch::kMegha, true, &ref);
   EXPECT_TRUE(ref.quirks.drop_rejection_state && ref.quirks.early_first_heartbeat);

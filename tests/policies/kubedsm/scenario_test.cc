@@ -268,6 +268,7 @@ TEST(KubeDsmRunsCsv, EverySettingTheSweepVariesMakesADifferentRow) {
   vary([](RunSpec& r) { r.max_batch = 20; });
   vary([](RunSpec& r) { r.idle_tail_s = 0; });
   vary([](RunSpec& r) { r.system_reserved = false; });
+  vary([](RunSpec& r) { r.scale_down = "exact"; });
   vary([](RunSpec& r) { r.edge = "table4"; });
   vary([](RunSpec& r) { r.fit_check = "exact"; });
   vary([](RunSpec& r) { r.bounded_cloud = false; });
