@@ -151,6 +151,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
     std::vector<std::string> workloads;
     bool no_wall_clock = false;
     bool no_reference = false;
+    std::string quirks;
     bool quiet = false;
     std::string output = "table";
   };
@@ -174,6 +175,9 @@ void register_federated(CLI::App& root, CommandTable& table) {
       ->delimiter(',');
   app->add_flag("--no-reference", opts->no_reference,
                 "Skip the \"_ref\" profiles (the published simulators' behaviour)");
+  app->add_option("--quirks", opts->quirks,
+                  "The \"_ref\" profiles' quirks: all (default), none or a comma-separated list "
+                  "of rejection-state, early-heartbeat, master-min, fair-queue-le");
   app->add_flag("--no-wall-clock", opts->no_wall_clock,
                 "Write wall_time_s as 0 so outputs compare byte for byte");
   app->add_flag("--quiet,-q", opts->quiet, "No progress lines on stderr");
@@ -187,6 +191,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
          federated::ReproOptions& r = opts->repro;
          r.wall_clock = !opts->no_wall_clock;
          r.reference = !opts->no_reference;
+         if (!opts->quirks.empty()) r.quirks = federated::parse_quirks(opts->quirks);
          r.seeds.clear();
          const bool seeds_given = app->count("--seeds") > 0;
          std::stringstream ss(r.quick && !seeds_given ? "1" : opts->seeds);

@@ -102,6 +102,19 @@ double mean_of(const std::vector<double>& v) {
   return n ? s / static_cast<double>(n) : std::nan("");
 }
 
+// Which of the four quirks are on, for the report ("all on", "off: ...").
+std::string quirk_list(const ReferenceQuirks& q) {
+  std::string off;
+  auto add = [&](bool on, const char* name) {
+    if (!on) off += (off.empty() ? "" : ", ") + std::string(name);
+  };
+  add(q.master_picks_min, "master-min");
+  add(q.fair_queue_le, "fair-queue-le");
+  add(q.drop_rejection_state, "rejection-state");
+  add(q.early_first_heartbeat, "early-heartbeat");
+  return off.empty() ? "all on" : "off here: " + off;
+}
+
 }  // namespace
 
 ReproResult run_repro(const ReproOptions& o) {
@@ -151,6 +164,7 @@ ReproResult run_repro(const ReproOptions& o) {
     ro.cutoff_s = wl.cutoff_s;
     ro.wall_clock = o.wall_clock;
     set_reference(pr.arch, pr.reference, &ro);
+    if (pr.reference) ro.quirks = o.quirks;
     ro.scenario = wl.name;
     RunOutput r = run_federated(w, c, ro);
     r.summary["profile"] = pr.name();
@@ -350,7 +364,8 @@ ReproResult run_repro(const ReproOptions& o) {
                      "constraints whatever the match setting, its fair queue lets FQW + 1 short "
                      "tasks go per long one, a Megha LM's rejection carries none of its pending "
                      "state (and that state is lost), and Megha's first heartbeat comes 50 ms "
-                     "before the first arrival. See docs/repro/federated.md."
+                     "before the first arrival (the last four: quirks " +
+                         quirk_list(o.quirks) + "). See docs/repro/federated.md."
                    : ""));
   for (size_t w = 0; w < workloads.size(); ++w) {
     const std::string& name = workloads[w].name;

@@ -133,8 +133,10 @@ std::vector<Point> plan(bool quick) {
       r.demand_count = "genny";
       r.idle_head_s = RunSpec().idle_head_s;
       r.idle_tail_s = RunSpec().idle_tail_s;
-      pts.push_back({"setup", scenario_name(m, 0.4),
-                     who + (k ? ": + genny demand, idle head/tail" : ": authors' setup"), r});
+      r.scale_down = RunSpec().scale_down;
+      pts.push_back(
+          {"setup", scenario_name(m, 0.4),
+           who + (k ? ": + genny demand, idle head/tail, log scale-down" : ": authors' setup"), r});
       if (k)
         pts.push_back({"setup", scenario_name(m, 0.4), who + ": authors' setup", spec(m, 0.4)});
     }
