@@ -41,6 +41,7 @@ RunSpec RunSpec::paper_description() {
   r.fragmentation = "orrery";
   r.pod_size = "eq11";
   r.last_pod = false;
+  r.abandon_migrations = false;
   r.suggest_period_s = 10;
   r.max_batch = 20;
   r.demand_count = "min";
@@ -68,6 +69,8 @@ std::string RunSpec::setup_label() const {
   add(fragmentation != d.fragmentation, "frag=" + fragmentation);
   add(pod_size != d.pod_size, "size=" + pod_size);
   add(last_pod != d.last_pod, std::string("lastPod=") + (last_pod ? "on" : "off"));
+  add(abandon_migrations != d.abandon_migrations,
+      std::string("abandon=") + (abandon_migrations ? "on" : "off"));
   add(suggest_period_s != d.suggest_period_s, "suggest=" + num(suggest_period_s) + "s");
   add(max_batch != d.max_batch, "batch=" + std::to_string(max_batch));
   add(suggest_budget != d.suggest_budget, "budget=" + suggest_budget);
@@ -99,6 +102,7 @@ std::string scenario_yaml(const RunSpec& r) {
         r.m_c2e, r.m_er, r.suggest_budget, r.qos_function, r.fragmentation, r.pod_size, r.last_pod,
         num(r.suggest_period_s), r.max_batch);
     if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
+    if (r.abandon_migrations) args += ", abandonMigrations: true";
     if (!r.bounded_cloud) args += ", boundedCloud: false";
     if (!r.qos.empty()) {
       std::string q;
@@ -217,6 +221,9 @@ RunResult run_once(const RunSpec& spec) {
     for (const auto& [d, v] : r.deployments) var += (v - m) * (v - m);
     r.edge_ratio_sd = std::sqrt(var / static_cast<double>(r.deployments.size()));
   }
+  if (sum["scheduler"].contains("kubedsm") &&
+      sum["scheduler"]["kubedsm"].contains("plans_abandoned"))
+    r.plans_abandoned = sum["scheduler"]["kubedsm"]["plans_abandoned"].get<int64_t>();
   if (sum["scheduler"].contains("migrations"))
     r.migrations = sum["scheduler"]["migrations"].get<int64_t>();
   if (sum.contains("demand_cycles") && !sum["demand_cycles"].empty())
