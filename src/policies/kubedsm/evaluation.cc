@@ -102,8 +102,8 @@ std::string scenario_yaml(const RunSpec& r) {
         r.m_c2e, r.m_er, r.suggest_budget, r.qos_function, r.fragmentation, r.pod_size, r.last_pod,
         num(r.suggest_period_s), r.max_batch);
     if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
-    if (r.abandon_migrations) args += ", abandonMigrations: true";
     if (!r.bounded_cloud) args += ", boundedCloud: false";
+    if (r.abandon_migrations) args += ", abandonMigrations: true";
     if (!r.qos.empty()) {
       std::string q;
       for (const auto& [d, v] : r.qos) q += fmt::format("{}{}: {}", q.empty() ? "" : ", ", d, v);

@@ -228,6 +228,9 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
                     "suggestPeriod: 1s, maxBatch: 10"),
             std::string::npos)
       << ay;
+  EXPECT_NE(ay.find("abandonMigrations: true"), std::string::npos) << ay;
+  EXPECT_NE(ay.find("scaleDownOrder: logarithmic"), std::string::npos) << ay;
+  EXPECT_EQ(authors.deployments.at(0).scale_down_order, sim::ScaleDownOrder::kLogarithmic);
   EXPECT_EQ(scenario_name(1.5, 0.4), "1.5_0.4");
   EXPECT_EQ(scenario_name(1, 0.5), "1_0.5");
 }
