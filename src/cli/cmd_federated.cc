@@ -62,6 +62,10 @@ void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
   sim->add_flag("--aligned-heartbeats", f->aligned_heartbeats,
                 "With --arch: every LM beats exactly every period from the first arrival (no "
                 "random phase or jitter)");
+  sim->add_option("--faults", f->faults,
+                  "With --arch: inject faults from a YAML file: message loss and delay, "
+                  "partitions, crashes and restarts of GMs/LMs/Masters/Distributors "
+                  "(src/policies/federated/README.md, Faults)");
   sim->add_flag("--reference", f->reference,
                 "With --arch: the published simulator's behaviour where it departs from the "
                 "paper's text (Megha: rejected tasks wait in the queue, a rejection carries no "
@@ -101,6 +105,7 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
   req.cluster_config = f.cluster_config;
   req.task_model = f.task_model;
   req.task_constraints = f.task_constraints;
+  req.faults = f.faults;
   req.out = out;
   req.replicate = static_cast<uint32_t>(f.replicate);
   req.options.seed = seed.value_or(1);

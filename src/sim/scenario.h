@@ -86,9 +86,18 @@ struct DemandCyclesDef {
 
 struct NodeEventDef {
   Time at = 0;
-  enum class Action : uint8_t { kFail, kRecover, kRemove, kAdd } action = Action::kFail;
-  std::vector<std::string> nodes;  // node or group names (fail/recover/remove)
+  enum class Action : uint8_t {
+    kFail,
+    kRecover,
+    kRemove,
+    kAdd,
+    kRandomFailures  // from `at` to `until`, each node fails after Exp(mtbf) up, recovers after
+                     // Exp(mttr) down, again and again (its own seeded stream per node)
+  } action = Action::kFail;
+  std::vector<std::string> nodes;  // node or group names (fail/recover/remove/random-failures)
   NodeGroup group;                 // add
+  Time mtbf = 0, mttr = 0;         // random-failures: mean up and down times (> 0)
+  Time until = kForever;           // random-failures: no failure starts from then on
   std::string where;
 };
 

@@ -34,6 +34,23 @@ sim::Time auto_sample_interval(const Workload& w) {
   return std::max<sim::Time>(sim::kSecond, (per + sim::kSecond - 1) / sim::kSecond * sim::kSecond);
 }
 
+// The loop of a run with faults: until the last job is done (crash timers may lie beyond), or,
+// as a guard against a lost task, until tasks have waited a simulated day with none running.
+void run_faulty(sim::EventLoop& loop, const Recorder& rec) {
+  constexpr sim::Time kStall = 24 * 3600 * sim::kSecond;
+  sim::Time stalled_since = -1;
+  while (!rec.all_done() && loop.step()) {
+    if (rec.pending() == 0 || rec.running() > 0) {
+      stalled_since = -1;
+    } else if (stalled_since < 0) {
+      stalled_since = loop.now();
+    } else if (loop.now() - stalled_since > kStall) {
+      break;
+    }
+  }
+  if (rec.all_done()) loop.run_until(loop.now());  // the rest of this instant
+}
+
 }  // namespace
 
 void apply(const Architecture& a, RunOptions* o) {
@@ -127,10 +144,27 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     cluster["reference_quirks"] = std::move(q);
   sim::Json messages;
   uint64_t inconsistencies = 0;
+  std::unique_ptr<Faults> faults;
+  sim::Json fault_summary;
+  auto run_loop = [&](auto& arch) {
+    if (o.faults) {
+      faults = std::make_unique<Faults>(*o.faults, o.seed, loop, c.groups.groups(), arch,
+                                        [&rec] { return rec.all_done(); });
+      arch.set_faults(faults.get());
+    }
+    arch.start();
+    if (!faults) {
+      loop.run_until();
+      return;
+    }
+    faults->start();
+    run_faulty(loop, rec);
+    fault_summary = faults->summary();
+    fault_summary["incomplete"] = !rec.all_done();
+  };
   if (c.arch == Arch::kMegha) {
     MeghaSim s(loop, w, c, p, rec);
-    s.start();
-    loop.run_until();
+    run_loop(s);
     const MeghaCounters& n = s.counters();
     cluster["gms"] = c.num_gms;
     cluster["lms"] = c.num_lms;
@@ -147,11 +181,13 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     messages["inconsistencies_external"] = n.inconsistencies - n.inconsistencies_internal;
     messages["retries_placed"] = n.retries_placed;
     messages["tasks_queued"] = n.queued;
+    if (faults) {
+      fault_summary["task_launches"] = n.launches;
+    }
   } else {
     PigeonCSim s(loop, w, c, p, rec, cutoff,
                  o.reference_cs ? CsCounting::kReference : CsCounting::kPaper);
-    s.start();
-    loop.run_until();
+    run_loop(s);
     const PigeonCounters& n = s.counters();
     cluster["distributors"] = c.num_distributors;
     cluster["masters"] = c.num_masters;
@@ -164,6 +200,11 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     messages["heartbeats"] = n.heartbeats;
     messages["tasks_queued_short"] = n.queued_short;
     messages["tasks_queued_long"] = n.queued_long;
+    if (faults) {
+      fault_summary["tasks_resent"] = s.tasks_resent();
+      fault_summary["duplicates_ignored"] = s.duplicates_ignored();
+      fault_summary["task_launches"] = n.launches;
+    }
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -187,6 +228,13 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   s["cluster"] = std::move(cluster);
   s["messages"] = std::move(messages);
   s["unsatisfiable"] = w.unsatisfiable_json();
+  if (faults) {
+    size_t runnable = 0;
+    for (uint32_t n : w.job_runnable) runnable += n;
+    fault_summary["tasks_runnable"] = runnable;
+    fault_summary["task_completions"] = rec.tasks_reported();  // heard by the jobs' owners
+    s["faults"] = std::move(fault_summary);
+  }
   out.timeseries_csv = rec.timeseries_csv();
   out.util_samples = rec.util_samples();
   out.task_start = rec.task_starts();
@@ -204,7 +252,10 @@ RunOutput run_request(const SimRequest& req) {
   if (!req.task_constraints.empty())
     overrides = load_task_constraints(req.task_constraints, *trace, c.groups.constraints());
   const Workload w = make_workload(trace, model, req.options.seed, c, overrides);
-  RunOutput r = run_federated(w, c, req.options);
+  RunOptions options = req.options;
+  if (!req.faults.empty())
+    options.faults = std::make_shared<const FaultPlan>(load_fault_plan(req.faults, c));
+  RunOutput r = run_federated(w, c, options);
   if (!req.out.empty()) write_run(r, req.out);
   return r;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "policies/federated/architectures.h"
 #include "policies/federated/cluster_config.h"
+#include "policies/federated/faults.h"
 #include "policies/federated/matcher.h"
 #include "policies/federated/sim_params.h"
 #include "policies/federated/workload.h"
@@ -39,6 +41,11 @@ struct RunOptions {
   bool reference_cs = false;
   ReferenceQuirks quirks;  // see sim_params.h; set by set_reference()
   std::string scenario;    // summary "scenario"; default: the trace file name without .tr
+  // Faults to inject (faults.h), or none. With faults the run stops when the last job is done
+  // (pending crash timers are dropped) and summary.json gains "faults" (what happened, and the
+  // task launches and completions, each equal to the runnable tasks when none was lost or
+  // repeated); without, outputs are those of a run without this option.
+  std::shared_ptr<const FaultPlan> faults;
 };
 
 // The published PigeonC 10,000-worker configuration's cutoff; used for Megha runs without one.
@@ -84,6 +91,7 @@ struct SimRequest {
   std::string out;
   Arch arch = Arch::kMegha;
   uint32_t replicate = 1;  // replicate(config, n): 2 = 20,000 workers, 10 = 100,000
+  std::string faults;      // a fault file (faults.h), checked against the configuration
   RunOptions options;
 };
 RunOutput run_request(const SimRequest& req);
