@@ -54,6 +54,7 @@ struct FederatedSimFlags {
   int replicate = 1;
   std::optional<double> cutoff, heartbeat_s;
   bool reference = false;
+  std::string quirks;  // --quirks LIST (with --reference; default all)
   bool aligned_heartbeats = false;
 };
 void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* flags);

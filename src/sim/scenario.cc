@@ -325,7 +325,7 @@ HpaSpec parse_hpa(const Ctx& c) {
 
 DeploymentDef parse_deployment(const Ctx& c, std::vector<std::string>* warnings) {
   std::vector<std::string> keys(kTemplateKeys);
-  for (const char* k : {"name", "replicas", "hpa", "demand"}) keys.push_back(k);
+  for (const char* k : {"name", "replicas", "hpa", "demand", "scaleDownOrder"}) keys.push_back(k);
   check_keys(c, keys);
   DeploymentDef d;
   d.where = c.where();
@@ -334,6 +334,13 @@ DeploymentDef parse_deployment(const Ctx& c, std::vector<std::string>* warnings)
   d.replicas = c.has("replicas") ? pod_count(c.child("replicas"), 0) : 1;
   d.tmpl = parse_pod_template(c, warnings);
   if (c.has("hpa")) d.hpa = parse_hpa(c.child("hpa"));
+  if (c.has("scaleDownOrder")) {
+    const std::string o = c.child("scaleDownOrder").str();
+    if (o == "logarithmic")
+      d.scale_down_order = ScaleDownOrder::kLogarithmic;
+    else if (o != "exact")
+      c.child("scaleDownOrder").fail("expected exact or logarithmic, got \"" + o + "\"");
+  }
   Ctx dem = c.child("demand");
   if (dem.defined()) {
     dem.expect_seq();

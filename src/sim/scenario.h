@@ -17,6 +17,7 @@
 #include "sim/demand.h"
 #include "sim/hpa.h"
 #include "sim/job.h"
+#include "sim/replicaset.h"
 #include "sim/sim_backend.h"
 #include "sim/trace.h"
 #include "sim/workload.h"
@@ -44,6 +45,8 @@ struct DeploymentDef {
   PodTemplate tmpl;
   int32_t replicas = 1;
   std::optional<HpaSpec> hpa;
+  // scaleDownOrder: exact (default) or logarithmic (upstream's LogarithmicScaleDown; replicaset.h)
+  ScaleDownOrder scale_down_order = ScaleDownOrder::kExact;
   Demand demand;  // explicit steps (demand: [...]); demand cycles add to it at build time
   std::string where;
 };

@@ -125,6 +125,7 @@ void Simulation::build_workloads() {
   }
   for (const DeploymentDef& d : sc_.deployments) {
     auto rs = std::make_unique<ReplicaSet>(*sim_, d.name, d.tmpl, d.replicas, seed_);
+    rs->set_scale_down_order(d.scale_down_order);
     recorder_->track_deployment(rs.get());
     deployments_.push_back(std::move(rs));
     demands_.push_back(std::make_unique<Demand>(d.demand));

@@ -58,6 +58,14 @@ void MeghaSim::start() {
   // Arrivals are chained in (arrival, trace order) so the heap holds one at a time.
   const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
   for (uint32_t lm = 0; lm < lms_; ++lm) {
+    if (p_.quirks.early_first_heartbeat) {
+      // Every LM's first beat at the first arrival - 50 ms. Before time 0 (a trace starting
+      // earlier than 50 ms) that beat would carry nothing, so the next one is the first.
+      sim::Time t0 = first - kReferenceHeartbeatLead;
+      if (t0 < 0) t0 += next_beat();
+      loop_.at(t0, this, kHeartbeat, lm);
+      continue;
+    }
     const sim::Time offset =
         p_.aligned_heartbeats ? 0 : static_cast<sim::Time>(beat_rng_.below(p_.heartbeat));
     loop_.at(first + offset, this, kHeartbeat, lm);
@@ -212,7 +220,11 @@ void MeghaSim::handle(const sim::Event& e) {
         ++n_.inconsistencies;
         const uint32_t grp = group_of(slot);
         if (grp % gms_ == gm) ++n_.inconsistencies_internal;
-        const uint32_t delta = take_delta(grp / gms_, gm);
+        uint32_t delta = take_delta(grp / gms_, gm);
+        if (p_.quirks.drop_rejection_state && delta != kNoDelta) {
+          free_deltas_.push_back(delta);  // taken (the changes are lost to gm) but not sent
+          delta = kNoDelta;
+        }
         // With faults, gm may map a worker its own task still holds: the task's completion
         // reached gm before it reached this LM (two links). gm learns of the worker's release
         // from nobody then (§4.4 keeps it out of gm's deltas), so this LM reports it after all.

@@ -10,6 +10,8 @@
 //   GM -> LM   verify(task, worker)         LM validates; busy worker = inconsistency
 //   LM -> GM   reject(task, worker, delta)  the LM's changes since its last update to that GM
 //                                           are piggybacked; the GM updates its view and retries
+//                                           (quirks.drop_rejection_state: the changes are taken
+//                                           but not sent, as the published simulator does)
 //   LM -> worker launch(task)
 //   worker -> LM and -> GM  completion      the LM frees the worker; the GM learns the job's
 //                                           progress and, per §4.4, that its own task's worker

@@ -87,7 +87,8 @@ void FairQueue::push(uint32_t task, ConstraintMask constraints, bool short_job) 
 }
 
 int64_t FairQueue::take_for(ConstraintMask worker) {
-  const bool long_turn = !long_.empty() && static_cast<double>(shorts_since_long_) >= fqw_;
+  const auto shorts = static_cast<double>(shorts_since_long_);
+  const bool long_turn = !long_.empty() && (le_ ? shorts > fqw_ : shorts >= fqw_);
   if (!long_turn && !short_.empty()) {
     const int64_t t = short_.take_for(worker);
     if (t != PendingTasks::kNone) {
@@ -136,7 +137,7 @@ PigeonCSim::PigeonCSim(sim::EventLoop& loop, const Workload& w, const ClusterCon
   avail_.resize(static_cast<size_t>(masters_) * words_);
   for (uint32_t m = 0; m < masters_; ++m)
     std::copy_n(c.groups.full(), words_, avail_.begin() + static_cast<ptrdiff_t>(m * words_));
-  queues_.assign(masters_, FairQueue(c.fqw));
+  queues_.assign(masters_, FairQueue(c.fqw, p_.quirks.fair_queue_le));
   for (uint32_t m = 0; m < masters_; ++m)
     master_rng_.push_back(Rng::derive(p_.seed, "pigeonc/master/" + std::to_string(m)));
   for (uint32_t d = 0; d < distributors_; ++d)
@@ -224,8 +225,8 @@ void PigeonCSim::handle(const sim::Event& e) {
         task_state_[task] = kQueued;  // kLaunched below or when a worker is freed for it
       }
       uint64_t* avail = avail_.data() + static_cast<size_t>(m) * words_;
-      const int32_t i =
-          matcher_.match(m, avail, w_.task_constraints[task], p_.pick, master_rng_[m]);
+      const Pick pick = p_.quirks.master_picks_min ? Pick::kMinConstraints : p_.pick;
+      const int32_t i = matcher_.match(m, avail, w_.task_constraints[task], pick, master_rng_[m]);
       if (i >= 0) {
         clear_bit(avail, static_cast<size_t>(i));
         --idle_count_[m];

@@ -86,7 +86,8 @@ class MasterChooser {
 // A Master's two queues with weighted fair queuing (§4.2).
 class FairQueue {
  public:
-  explicit FairQueue(double fqw = 20) : fqw_(fqw) {}
+  // `le`: the published simulator's `fq_counter <= FQW` test, FQW + 1 short tasks per long one.
+  explicit FairQueue(double fqw = 20, bool le = false) : fqw_(fqw), le_(le) {}
 
   void push(uint32_t task, ConstraintMask constraints, bool short_job);
   // The task that gets a freed worker with constraint set `worker`, or PendingTasks::kNone:
@@ -101,6 +102,7 @@ class FairQueue {
  private:
   PendingTasks short_, long_;
   double fqw_;
+  bool le_;
   uint64_t shorts_since_long_ = 0;
 };
 

@@ -55,9 +55,57 @@ void run_faulty(sim::EventLoop& loop, const Recorder& rec) {
 
 void apply(const Architecture& a, RunOptions* o) {
   o->pick = a.pick;
-  o->reference_cs = a.reference && a.arch == Arch::kPigeonC;
-  o->retry_rejected = !(a.reference && a.arch == Arch::kMegha);
+  set_reference(a.arch, a.reference, o);
 }
+
+void set_reference(Arch arch, bool reference, RunOptions* o) {
+  o->reference_cs = reference && arch == Arch::kPigeonC;
+  o->retry_rejected = !(reference && arch == Arch::kMegha);
+  o->quirks = reference ? reference_quirks() : ReferenceQuirks{};
+}
+
+ReferenceQuirks parse_quirks(std::string_view list) {
+  if (list == "all") return reference_quirks();
+  ReferenceQuirks q;
+  if (list == "none") return q;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view name = list.substr(at, comma - at);
+    if (name == "rejection-state")
+      q.drop_rejection_state = true;
+    else if (name == "early-heartbeat")
+      q.early_first_heartbeat = true;
+    else if (name == "master-min")
+      q.master_picks_min = true;
+    else if (name == "fair-queue-le")
+      q.fair_queue_le = true;
+    else
+      throw InputError(
+          "--quirks: expected all, none or a comma-separated list of "
+          "rejection-state, early-heartbeat, master-min, fair-queue-le; got \"" +
+          std::string(name) + "\"");
+    at = comma + 1;
+  }
+  return q;
+}
+
+namespace {
+
+// The quirks that change `arch`'s simulation, by name (summary "cluster"."reference_quirks").
+sim::Json quirk_names(Arch arch, const ReferenceQuirks& q) {
+  sim::Json names = sim::Json::array();
+  if (arch == Arch::kMegha) {
+    if (q.drop_rejection_state) names.push_back("rejection drops piggybacked state");
+    if (q.early_first_heartbeat) names.push_back("first heartbeat 50 ms before first arrival");
+  } else {
+    if (q.master_picks_min) names.push_back("master picks min-constraints worker");
+    if (q.fair_queue_le) names.push_back("fair queue FQW+1 short per long");
+  }
+  return names;
+}
+
+}  // namespace
 
 std::string profile_name(Arch arch, Pick pick) {
   return std::string(arch_name(arch)) + "_" + std::string(pick_name(pick));
@@ -76,6 +124,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   p.lm_order = o.lm_order;
   p.aligned_heartbeats = o.aligned_heartbeats;
   p.retry_rejected = o.retry_rejected;
+  p.quirks = o.quirks;
   p.sample_interval = o.sample_interval > 0 ? o.sample_interval : auto_sample_interval(w);
 
   sim::EventLoop loop;
@@ -91,6 +140,8 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   cluster["network_delay_s"] = sim::to_seconds(p.network_delay);
   cluster["cutoff_s"] = cutoff;
   cluster["heartbeat_timing"] = o.aligned_heartbeats ? "aligned" : "random phase, 10% jitter";
+  if (sim::Json q = quirk_names(c.arch, o.quirks); !q.empty())
+    cluster["reference_quirks"] = std::move(q);
   sim::Json messages;
   uint64_t inconsistencies = 0;
   std::unique_ptr<Faults> faults;
