@@ -46,20 +46,21 @@ run_one() {
   "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=25 -rss_limit_mb=2048 \
     "${dict[@]}" -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" "fuzz/corpus/$t" \
     > "$log" 2>&1 || rc=$?
-  local final; final=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1 || true)
+  local final; final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
   local units; units=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
   if [ $rc -ne 0 ]; then
     echo "$t: FAILED (exit $rc): $(grep -E 'ERROR|^fuzz:|SUMMARY' "$log" | head -3 | tr '\n' ' ')"
     echo "$t:   input: $(ls -t "$out/artifacts/$t" | head -1)  log: $log"
     return 1
   fi
-  echo "$t: ${seconds}s runs=${units:-?} $(echo "$final" | sed -E 's/^#[0-9]+ +DONE +//')"
+  echo "$t: ${seconds}s runs=${units:-?} $(echo "$final" | sed -E 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+//')"
 }
 export -f run_one dicts_of
 export out seconds
 
 mkdir -p "$out"
-printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}' > "$out/fuzz-summary.txt" 2>&1 ||
-  status=1
-sort "$out/fuzz-summary.txt"
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}' > "$summary" 2>&1 || status=1
+sort "$summary"
 exit ${status:-0}
