@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/realtime_loop.h"
+#include "k8s/api_backend.h"
+
 namespace orrery::k8s {
 namespace {
 
@@ -61,6 +64,37 @@ TEST(DecodeListPage, ItemsAndContinuation) {
   EXPECT_FALSE(decode_list_page(R"({"items":{}})"));
   EXPECT_FALSE(decode_list_page(R"({"metadata":{}})"));
   EXPECT_FALSE(decode_list_page("[]"));
+}
+
+// Found by fuzz/watch_stream.cc (fuzz/corpus/watch_stream/regress-node-without-name): a Node
+// event with an empty (or non-string) metadata.name reached ClusterState::add_node, whose
+// InputError escaped the event loop and would end `orrery serve`. Such objects are now skipped
+// like other malformed ones.
+TEST(ApiBackendEvents, ObjectsWithoutUsableNamesAreSkipped) {
+  fw::RealTimeLoop loop;
+  ClusterConfig c;
+  c.server = "http://127.0.0.1:9";
+  c.https = false;
+  c.host = "127.0.0.1";
+  c.port = 9;
+  ApiClient client(c);
+  ApiBackendOptions options;
+  options.workers = 0;
+  ApiBackend backend(client, loop, options);
+  InformerSink& sink = backend;
+  const JsonValue alloc = {{"allocatable", {{"cpu", "4"}, {"memory", "4Gi"}, {"pods", "10"}}}};
+  sink.event("Node", "ADDED", {{"metadata", {{"name", ""}}}, {"status", alloc}});
+  sink.event("Node", "ADDED", {{"metadata", {{"name", 5}}}, {"status", alloc}});
+  sink.event("Node", "ADDED", {{"metadata", {{"name", "n1"}}}, {"status", alloc}});
+  sink.event("Pod", "ADDED",
+             {{"metadata", {{"name", 7}}}, {"spec", {{"containers", {{{"name", "c"}}}}}}});
+  sink.event("Pod", "ADDED",
+             {{"metadata", {{"name", "p"}}}, {"spec", {{"containers", {{{"name", "c"}}}}}}});
+  loop.post([&] { loop.stop(); });
+  EXPECT_NO_THROW(loop.run());
+  EXPECT_EQ(backend.state().node_count(), 1u);
+  EXPECT_EQ(backend.state().pod_count(), 1u);
+  EXPECT_EQ(backend.skipped_objects(), 3u);
 }
 
 }  // namespace
