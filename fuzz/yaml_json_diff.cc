@@ -7,7 +7,8 @@
 // Both texts go through parse_k8s_objects + build_cluster; both must fail, or both succeed with
 // the same fingerprint (core/cluster_check.h: everything the scheduler reads).
 // Inputs the conversion cannot express the same way are skipped: anchors/aliases and tags,
-// non-scalar or duplicate keys, and the merge key "<<".
+// non-scalar or duplicate keys, the merge key "<<", and invalid UTF-8 (refused by the loader
+// even in comments, which the JSON form drops).
 #include <yaml-cpp/yaml.h>
 
 #include <set>
@@ -133,6 +134,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Anchors and aliases share nodes; the JSON would repeat them (same meaning, but skip them to
   // keep the comparison about the loaders).
   if (yaml.find('&') != std::string::npos || yaml.find('*') != std::string::npos) return 0;
+  // The loader refuses invalid UTF-8 anywhere, comments included, which the JSON form drops.
+  if (!fuzz::valid_utf8(yaml)) return 0;
   std::vector<YAML::Node> docs;
   if (!fuzz::accepts([&] { docs = yaml::parse_documents(yaml, "fuzz.yaml"); })) return 0;
   if (docs.empty()) return 0;
