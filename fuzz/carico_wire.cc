@@ -76,6 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const auto rows = core.table(now);
   std::set<std::string> seen;
-  for (const NodeRow& r : rows) FUZZ_CHECK(seen.insert(r.node).second && nodes.count(r.node), r.node);
+  for (const NodeRow& r : rows)
+    FUZZ_CHECK(seen.insert(r.node).second && nodes.count(r.node), r.node);
   return 0;
 }

@@ -32,7 +32,8 @@ inline void check_indexes(const ClusterState& st) {
   FUZZ_CHECK(pods == st.pod_count(), std::to_string(pods));
   for (NodeId n : st.nodes()) {
     FUZZ_CHECK(st.find_node(st.node(n).name) == n, st.node(n).name);
-    for (PodId p : st.pods_on(n)) FUZZ_CHECK(st.pod_alive(p) && st.pod_node(p) == n, st.node(n).name);
+    for (PodId p : st.pods_on(n))
+      FUZZ_CHECK(st.pod_alive(p) && st.pod_node(p) == n, st.node(n).name);
   }
 }
 

@@ -50,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string kFingerprint = fuzz::fingerprint(kInitial);
   fw::SnapshotBackend view{ClusterState(kInitial)};
   const fw::SchedulerConfig config = fw::default_scheduler_config();
-  k8s::Extender ext(config, "", &view, [](const std::function<void()>& fn) { fn(); }, nullptr);
+  k8s::Extender ext(
+      config, "", &view, [](const std::function<void()>& fn) { fn(); }, nullptr);
   const std::string body(fuzz::as_text(data + 1, size - 1));
   k8s::ExtenderReply r;
   switch (data[0] % 4) {

@@ -81,7 +81,7 @@ inline bool valid_utf8(std::string_view s) {
 
 }  // namespace orrery::fuzz
 
-#define FUZZ_CHECK(cond, detail)                                  \
-  do {                                                            \
+#define FUZZ_CHECK(cond, detail)                                   \
+  do {                                                             \
     if (!(cond)) ::orrery::fuzz::fail("invariant " #cond, detail); \
   } while (0)

@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < items.size(); ++i) {
     const json::Span& s = (*list->items)[i];
     FUZZ_CHECK(s.begin <= s.end && s.end <= text.size() && s.line >= 1, std::to_string(i));
-    const nlohmann::json item = nlohmann::json::parse(text.substr(s.begin, s.end - s.begin), nullptr, false);
+    const nlohmann::json item =
+        nlohmann::json::parse(text.substr(s.begin, s.end - s.begin), nullptr, false);
     FUZZ_CHECK(item == items[i], std::to_string(i));
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + s.begin, '\n'));
     FUZZ_CHECK(line == s.line, std::to_string(line) + " vs " + std::to_string(s.line));

@@ -2,8 +2,8 @@
 // `orrery serve --extender --cluster FILE` use it: parse_k8s_objects (YAML, multi-document YAML,
 // JSON lists through the item scanner), then build_cluster and k8s_warnings. Only InputError may
 // escape; the built cluster's indexes must be consistent and hold every node read.
-#include "cluster_check.h"
 #include "core/k8s_objects.h"
+#include "cluster_check.h"
 
 using namespace orrery;
 

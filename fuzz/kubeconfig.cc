@@ -2,8 +2,8 @@
 // them: current-context, or the context named on the first line of the input when that line is
 // "#context NAME" (so the fuzzer reaches --context too). Embedded certificates are base64-decoded;
 // file references resolve relative to fuzz/data/. (The token file is read only when connecting.)
-#include "fuzz_common.h"
 #include "k8s/kubeconfig.h"
+#include "fuzz_common.h"
 
 using namespace orrery;
 

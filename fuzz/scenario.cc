@@ -1,8 +1,8 @@
 // Scenario files (sim/scenario.h) as `orrery sim SCENARIO` reads them: parse_scenario on the text,
 // with relative file names (traces, snapshots, scheduler configurations) resolved against
 // fuzz/data/, which holds small ones. parse_scenario ends with the input-limit check.
-#include "fuzz_common.h"
 #include "sim/scenario.h"
+#include "fuzz_common.h"
 
 using namespace orrery;
 

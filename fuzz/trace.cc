@@ -1,15 +1,14 @@
 // `.tr` job traces (sim/trace.h) as `orrery sim --trace FILE` and scenario `traces:` read them.
 // Invariants: the jobs' task ranges tile task_duration in order, every time is within the 64-bit
 // microsecond range the simulator uses, longest_task is the maximum of the job's tasks.
-#include "fuzz_common.h"
 #include "sim/trace.h"
+#include "fuzz_common.h"
 
 using namespace orrery;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sim::Trace t;
-  if (!fuzz::accepts([&] { t = sim::parse_trace(fuzz::as_text(data, size), "fuzz.tr"); }))
-    return 0;
+  if (!fuzz::accepts([&] { t = sim::parse_trace(fuzz::as_text(data, size), "fuzz.tr"); })) return 0;
   FUZZ_CHECK(!t.jobs.empty(), "");
   uint64_t next = 0;
   for (const sim::TraceJob& j : t.jobs) {

@@ -7,10 +7,10 @@
 // a list page instead (decode_list_page, then the sink's replace), as the informer's list does.
 // Like the informer, an ERROR event ends the stream and the unterminated tail is the last line.
 // Invariant: the view's indexes stay consistent (every bound pod on a live node and listed there).
+#include "k8s/watch_stream.h"
 #include "cluster_check.h"
 #include "framework/realtime_loop.h"
 #include "k8s/api_backend.h"
-#include "k8s/watch_stream.h"
 
 using namespace orrery;
 

@@ -72,9 +72,7 @@ void to_json(const YAML::Node& n, std::string& out, int depth) {
   if (!tag.empty() && tag != "?" && tag != "!") throw Unconvertible{};  // explicit tags
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      out += "null";
-      return;
+    case YAML::NodeType::Null: out += "null"; return;
     case YAML::NodeType::Scalar: {
       const std::string& s = n.Scalar();
       if (tag == "?" && (is_json_number(s) || s == "true" || s == "false")) {

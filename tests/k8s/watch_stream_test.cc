@@ -44,9 +44,9 @@ TEST(DecodeWatchEvent, TypeAndObject) {
 }
 
 TEST(DecodeWatchEvent, MalformedLinesAreNotEvents) {
-  for (const char* line : {"", "not json", "[]", R"({"type":"ADDED"})",
-                           R"({"type":1,"object":{}})", R"({"type":"ADDED","object":[]})",
-                           R"({"type":"ADDED","object":{}} trailing)"})
+  for (const char* line :
+       {"", "not json", "[]", R"({"type":"ADDED"})", R"({"type":1,"object":{}})",
+        R"({"type":"ADDED","object":[]})", R"({"type":"ADDED","object":{}} trailing)"})
     EXPECT_FALSE(decode_watch_event(line)) << line;
 }
 

@@ -86,7 +86,8 @@ TEST(ClusterConfig, CountsBeyond32BitsAreErrors) {
                           ", \"num_workers\": 9, \"cutoff\": 1, \"workers\": {}}";
     EXPECT_THAT(error_of([&] { parse_cluster_config(j, "c.json"); }),
                 HasSubstr("c.json:1: num_masters: expected a positive integer of at most "
-                          "4294967295, got " + std::string(n)))
+                          "4294967295, got " +
+                          std::string(n)))
         << n;
   }
 }
