@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build run test bench format clean
+.PHONY: all deps configure build run test bench format clean fuzz-build fuzz fuzz-smoke
 
 all: build
 
@@ -28,6 +28,21 @@ test: build
 
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b --benchmark_min_time=0.5; done
+
+# Coverage-guided fuzzing (fuzz/README.md): clang-14 + libFuzzer with ASan/UBSan, in build/fuzz.
+# `make fuzz` runs every target for FUZZ_SECONDS (two at a time); `make fuzz-smoke` is CI's
+# 30-second run of each.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 2
+fuzz-build: | deps
+	cmake --preset fuzz $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+	cmake --build --preset fuzz -j $(JOBS)
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+fuzz-smoke: fuzz-build
+	scripts/fuzz.sh 30 2
 
 format:
 	find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -17,6 +17,8 @@ packages=(
   libcpp-httplib-dev libssl-dev
   # The report's browser test (headless).
   chromium
+  # Fuzzing (make fuzz): clang with libFuzzer and the sanitizer runtimes.
+  clang-14 libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -1042,7 +1043,49 @@ bool read_json_list(std::string_view text, const std::string& source, Reader& r)
 
 }  // namespace
 
+// The offset of the first byte that is not part of valid UTF-8 (RFC 3629: no overlong forms,
+// surrogates or code points above U+10FFFF), or npos.
+static size_t invalid_utf8_at(std::string_view s) {
+  static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int n;
+    uint32_t cp;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (s.size() - i <= static_cast<size_t>(n)) return i;
+    for (int k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
 K8sObjects parse_k8s_objects(std::string_view text, const std::string& source) {
+  // Kubernetes objects are UTF-8 (the API server rejects anything else). yaml-cpp reads invalid
+  // bytes differently in block YAML and in JSON, so they are refused here, for both.
+  if (const size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad, '\n'));
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw InputError(error_location(source, line, "") + ": not valid UTF-8 (byte " + byte +
+                     "); Kubernetes objects are UTF-8");
+  }
   Reader r{source, {}, {}};
   if (read_json_list(text, source, r)) {
     r.finish();

@@ -1,6 +1,7 @@
 #include "framework/config.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "core/error.h"
@@ -248,17 +249,31 @@ SchedulerConfig parse_scheduler_config(const std::string& text, const std::strin
   if (root.has("percentageOfNodesToScore")) {
     cfg.percentage_of_nodes_to_score = percentage(root.child("percentageOfNodesToScore"));
   }
+  // Backoffs become microseconds (queue_options): larger values would overflow int64.
+  constexpr int64_t kMaxBackoffSeconds = std::numeric_limits<int64_t>::max() / 1'000'000;
+  auto backoff = [&](const char* key) {
+    Ctx c = root.child(key);
+    const int64_t v = c.i64();
+    if (v > kMaxBackoffSeconds)
+      c.fail("must be at most " + std::to_string(kMaxBackoffSeconds) + " seconds");
+    return v;
+  };
   if (root.has("podInitialBackoffSeconds")) {
-    Ctx c = root.child("podInitialBackoffSeconds");
-    cfg.pod_initial_backoff_seconds = c.i64();
-    if (cfg.pod_initial_backoff_seconds <= 0) c.fail("must be greater than 0");
+    cfg.pod_initial_backoff_seconds = backoff("podInitialBackoffSeconds");
+    if (cfg.pod_initial_backoff_seconds <= 0)
+      root.child("podInitialBackoffSeconds").fail("must be greater than 0");
   }
   if (root.has("podMaxBackoffSeconds")) {
-    Ctx c = root.child("podMaxBackoffSeconds");
-    cfg.pod_max_backoff_seconds = c.i64();
-    if (cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds) {
-      c.fail("must be greater than or equal to podInitialBackoffSeconds");
-    }
+    cfg.pod_max_backoff_seconds = backoff("podMaxBackoffSeconds");
+  }
+  // Upstream validates after defaulting: an initial backoff above the default maximum (10 s)
+  // without a maximum is an error too.
+  if (cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds) {
+    (root.has("podMaxBackoffSeconds") ? root.child("podMaxBackoffSeconds")
+                                      : root.child("podInitialBackoffSeconds"))
+        .fail("podMaxBackoffSeconds (" + std::to_string(cfg.pod_max_backoff_seconds) +
+              ") must be greater than or equal to podInitialBackoffSeconds (" +
+              std::to_string(cfg.pod_initial_backoff_seconds) + ")");
   }
   if (root.has("extenders")) {
     Ctx e = root.child("extenders");

@@ -173,6 +173,10 @@ void ApiBackend::upsert_node(const JsonValue& obj) {
   Node node;
   try {
     node = node_from_json(obj);
+    // The view is keyed by metadata.name: an object without a usable one (empty, not a string)
+    // would make ClusterState throw on the loop thread (found by fuzz_watch_stream).
+    if (node.name.empty() || node.name != name)
+      throw InputError("metadata.name: expected a non-empty string");
   } catch (const std::exception& e) {
     skip("Node " + name, e);
     return;
@@ -228,6 +232,8 @@ void ApiBackend::upsert_pod(const JsonValue& obj) {
   Pod pod;
   try {
     pod = pod_from_json(obj, classes_);
+    if (pod.name.empty() || pod.key() != key)
+      throw InputError("metadata.name/namespace: expected non-empty strings");
   } catch (const std::exception& e) {
     skip("Pod " + key, e);
     return;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "k8s/watch_stream.h"
 
 namespace orrery::k8s {
 
@@ -219,7 +220,7 @@ Response ApiClient::stream(ApiCall call, const std::string& path,
     }
     streams_.push_back(c.get());
   }
-  std::string pending;
+  LineSplitter lines;
   bool stopped_by_caller = false;
   auto r = c->Get(
       config_.base_path + path,
@@ -232,17 +233,10 @@ Response ApiClient::stream(ApiCall call, const std::string& path,
           out.body.append(data, len);
           return out.body.size() < (1u << 20);
         }
-        pending.append(data, len);
-        size_t start = 0;
-        for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-          std::string_view line(pending.data() + start, nl - start);
-          if (line.empty()) continue;
-          if (!on_line(line)) {
-            stopped_by_caller = true;
-            return false;
-          }
+        if (!lines.feed(std::string_view(data, len), on_line)) {
+          stopped_by_caller = true;
+          return false;
         }
-        pending.erase(0, start);
         return true;
       });
   {
@@ -252,7 +246,7 @@ Response ApiClient::stream(ApiCall call, const std::string& path,
   if (!r && !stopped_by_caller) {
     out.error = interrupted_ ? "interrupted" : httplib::to_string(r.error());
   }
-  if (!pending.empty() && !stopped_by_caller && out.status == 200) on_line(pending);
+  if (!lines.rest().empty() && !stopped_by_caller && out.status == 200) on_line(lines.rest());
   return out;
 }
 

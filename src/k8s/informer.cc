@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "k8s/watch_stream.h"
 #include "obs/log.h"
 
 namespace orrery::k8s {
@@ -94,21 +95,14 @@ bool Informer::list() {
                  {"server", client_.config().server}});
       return false;  // an expired continue token (410) restarts the list from the top
     }
-    JsonValue page = JsonValue::parse(r.body, nullptr, false);
-    if (!page.is_object() || !page.contains("items") ||
-        !(page["items"].is_array() || page["items"].is_null())) {
+    std::optional<ListPage> page = decode_list_page(r.body);
+    if (!page) {
       obs::warn("list returned a malformed body; retrying", {{"kind", spec_.kind}});
       return false;
     }
-    if (page["items"].is_array())
-      for (auto& it : page["items"]) items.push_back(std::move(it));
-    const JsonValue& meta = page.contains("metadata") ? page["metadata"] : JsonValue::object();
-    rv = meta.is_object() && meta.contains("resourceVersion") && meta["resourceVersion"].is_string()
-             ? meta["resourceVersion"].get<std::string>()
-             : "";
-    cont = meta.is_object() && meta.contains("continue") && meta["continue"].is_string()
-               ? meta["continue"].get<std::string>()
-               : "";
+    for (auto& it : page->items) items.push_back(std::move(it));
+    rv = std::move(page->resource_version);
+    cont = std::move(page->continue_token);
   } while (!cont.empty() && !stop_);
   if (stop_) return false;
   rv_ = rv;
@@ -128,15 +122,14 @@ bool Informer::watch() {
   bool saw_event = false;
   Response r = client_.stream(spec_.watch_call, query(extra), [&](std::string_view line) {
     if (stop_) return false;
-    JsonValue ev = JsonValue::parse(line, nullptr, false);
-    if (!ev.is_object() || !ev.contains("type") || !ev["type"].is_string() ||
-        !ev.contains("object") || !ev["object"].is_object()) {
+    std::optional<WatchEvent> ev = decode_watch_event(line);
+    if (!ev) {
       obs::warn("skipping a malformed watch event",
                 {{"kind", spec_.kind}, {"event", std::string(line.substr(0, 200))}});
       return true;
     }
-    const std::string type = ev["type"].get<std::string>();
-    JsonValue& obj = ev["object"];
+    const std::string& type = ev->type;
+    JsonValue& obj = ev->object;
     if (type == "ERROR") {
       const int code = obj.value("code", 0);
       const std::string reason = obj.value("reason", "");

@@ -173,6 +173,36 @@ TEST(Config, BackoffSettings) {
   EXPECT_EQ(fw::queue_options(cfg).max_backoff_us, 20'000'000);
 }
 
+// Found by fuzz/scheduler_config.cc (fuzz/corpus/scheduler_config/regress-backoff-*): a huge
+// backoff overflowed the conversion to microseconds (signed overflow), and an initial backoff
+// above the default maximum was accepted although upstream validates after defaulting.
+TEST(Config, BackoffLimits) {
+  const std::string head =
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+  auto error = [&](const std::string& body) {
+    try {
+      fw::parse_scheduler_config(head + body, "c.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error("podInitialBackoffSeconds: 9223372036854775807\n"),
+            "c.yaml:3: podInitialBackoffSeconds: must be at most 9223372036854 seconds");
+  EXPECT_EQ(error("podInitialBackoffSeconds: 1\npodMaxBackoffSeconds: 9223372036855\n"),
+            "c.yaml:4: podMaxBackoffSeconds: must be at most 9223372036854 seconds");
+  EXPECT_EQ(error("podInitialBackoffSeconds: 20\n"),
+            "c.yaml:3: podInitialBackoffSeconds: podMaxBackoffSeconds (10) must be greater than "
+            "or equal to podInitialBackoffSeconds (20)");
+  EXPECT_EQ(error("podMaxBackoffSeconds: 5\npodInitialBackoffSeconds: 6\n"),
+            "c.yaml:3: podMaxBackoffSeconds: podMaxBackoffSeconds (5) must be greater than or "
+            "equal to podInitialBackoffSeconds (6)");
+  const auto cfg = fw::parse_scheduler_config(
+      head + "podInitialBackoffSeconds: 9223372036854\npodMaxBackoffSeconds: 9223372036854\n",
+      "c.yaml");
+  EXPECT_EQ(fw::queue_options(cfg).max_backoff_us, 9223372036854 * int64_t{1'000'000});
+}
+
 TEST(Config, NotModelledPluginsAreAcceptedWithWarning) {
   std::vector<std::string> warnings;
   auto cfg = fw::parse_scheduler_config(

@@ -82,7 +82,10 @@ std::optional<double> parse_meminfo(const std::string& text, std::string* why) {
     if (why) *why = "/proc/meminfo: missing MemTotal, MemFree, Buffers or Cached";
     return std::nullopt;
   }
-  const double used = 1.0 - static_cast<double>(free + buffers + cached) / total;
+  // In double: three counters near INT64_MAX (garbage, but parseable) overflow an int64 sum.
+  const double used = 1.0 - (static_cast<double>(free) + static_cast<double>(buffers) +
+                             static_cast<double>(cached)) /
+                                static_cast<double>(total);
   return std::clamp(used, 0.0, 1.0);
 }
 

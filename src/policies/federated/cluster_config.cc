@@ -1,6 +1,7 @@
 #include "policies/federated/cluster_config.h"
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "core/k8s_objects.h"
@@ -118,6 +119,9 @@ int64_t positive_int(const yaml::Ctx& root, const std::string& key) {
   if (!f.defined()) f.fail("missing: expected a positive integer");
   const double v = f.f64();  // the published configs write some counts as 10000 or 2.0
   if (v < 1 || v != std::floor(v)) f.fail("expected a positive integer, got " + f.str());
+  // Counts are 32-bit (a larger value would not convert: 1e25, or 2^32 masters becoming 0).
+  if (v > std::numeric_limits<uint32_t>::max())
+    f.fail("expected a positive integer of at most 4294967295, got " + f.str());
   return static_cast<int64_t>(v);
 }
 

@@ -83,6 +83,23 @@ TEST(CaricoRpc, MalformedAndOversizedMessagesAreRejected) {
   server.shutdown();
 }
 
+// Found by fuzz/carico_wire.cc (fuzz/corpus/carico_wire/regress-unsorted-sigma): singular values
+// in increasing order passed validation, giving a Subspace whose sigma1()/u1() are not the
+// dominant direction.
+TEST(CaricoRpc, UnsortedSingularValuesAreRejected) {
+  v1::Subspace m;
+  m.set_dims(2);
+  m.set_rank(2);
+  for (double v : {1.0, 0.0, 0.0, 1.0}) m.add_u(v);
+  m.add_sigma(0.5);
+  m.add_sigma(2.0);
+  std::string why;
+  EXPECT_FALSE(from_wire(m, &why));
+  EXPECT_EQ(why, "singular values are not in non-increasing order");
+  m.set_sigma(1, 0.5);  // equal values are fine
+  EXPECT_TRUE(from_wire(m, &why));
+}
+
 TEST(CaricoRpc, UnreachableAggregatorFailsFastAndBacksOff) {
   AggregatorClient client("127.0.0.1:1");
   std::string err;

@@ -56,6 +56,18 @@ TEST(CaricoProc, RejectsGarbageAndTruncatedLines) {
   EXPECT_FALSE(parse_pressure_some_total("", &why));
 }
 
+// Found by fuzz/carico_proc.cc (fuzz/corpus/carico_proc/regress-meminfo-sum-overflow): MemFree +
+// Buffers + Cached was summed in int64 and overflowed (undefined behaviour) on huge counters.
+TEST(CaricoProc, HugeMeminfoCountersDoNotOverflow) {
+  std::string why;
+  const auto m = parse_meminfo(
+      "MemTotal: 100 kB\nMemFree: 9223372036854775807 kB\nBuffers: 9223372036854775807 kB\n"
+      "Cached: 512312 kB\n",
+      &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(*m, 0.0);  // more free than total: clamped, as before
+}
+
 TEST(CaricoProc, DeltasFromAFakeProcAndThePsiFallbackReportedOnce) {
   ScratchDir d("carico-proc");
   d.write("proc/stat", stat_line(1000, 3000, 0));

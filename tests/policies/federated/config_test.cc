@@ -77,6 +77,21 @@ TEST(ClusterConfig, NotABitString) {
               HasSubstr("LMs.1.partitions.1[0]: expected a bit string of 0s and 1s"));
 }
 
+// Found by fuzz/federated_config.cc (fuzz/corpus/federated_config/regress-huge-count): a count of
+// 1e25 was converted to int64 (undefined behaviour) and 2^32 masters became 0 (then a division
+// by zero).
+TEST(ClusterConfig, CountsBeyond32BitsAreErrors) {
+  for (const char* n : {"1e25", "4294967296"}) {
+    const std::string j = std::string("{\"num_distributors\": 1, \"num_masters\": ") + n +
+                          ", \"num_workers\": 9, \"cutoff\": 1, \"workers\": {}}";
+    EXPECT_THAT(error_of([&] { parse_cluster_config(j, "c.json"); }),
+                HasSubstr("c.json:1: num_masters: expected a positive integer of at most "
+                          "4294967295, got " +
+                          std::string(n)))
+        << n;
+  }
+}
+
 TEST(ClusterConfig, LmsWithDifferentGms) {
   const std::string j = R"({"LMs": {"1": {"partitions": {"1": ["0b1"], "2": ["0b1"]}},
                                      "2": {"partitions": {"1": ["0b1"], "3": ["0b1"]}}}})";

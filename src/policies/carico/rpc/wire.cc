@@ -46,6 +46,10 @@ std::optional<Subspace> from_wire(const v1::Subspace& m, std::string* why) {
       *why = "singular value is not a finite number >= 0";
       return std::nullopt;
     }
+    if (j > 0 && sg > s.sigma(j - 1)) {  // Subspace's invariant: largest first (u1, sigma1)
+      *why = "singular values are not in non-increasing order";
+      return std::nullopt;
+    }
     s.sigma(j) = sg;
   }
   return s;

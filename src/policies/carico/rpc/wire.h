@@ -17,7 +17,8 @@ inline constexpr int kMaxMessageBytes = 64 * 1024;
 
 void to_wire(const Subspace& s, v1::Subspace* out);
 // nullopt (with *why) when the message is not a valid subspace: dims/rank out of range, wrong
-// array sizes, non-finite or negative values. An empty message (dims 0) is an empty subspace.
+// array sizes, non-finite or negative values, singular values not in non-increasing order. An
+// empty message (dims 0) is an empty subspace.
 std::optional<Subspace> from_wire(const v1::Subspace& m, std::string* why);
 // Checks a whole SubmitRequest (node name, numbers, subspace).
 bool valid_submit(const v1::SubmitRequest& r, Subspace* local, std::string* why);
