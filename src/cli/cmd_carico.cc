@@ -1,7 +1,11 @@
 // CARICO's processes and tools:
 //   orrery aggregator --listen HOST:PORT [--metrics-listen HOST:PORT]
+//                     [--tls-cert-file F --tls-private-key-file F [--client-ca-file F]]
+//                     [--insecure]
 //   orrery agent --aggregator HOST:PORT --node NAME [--source proc|replay:FILE] [--hz 10]
+//                [--ca-file F [--cert-file F --key-file F]] [--insecure]
 //   orrery carico status --aggregator HOST:PORT [-o json]
+//                        [--ca-file F [--cert-file F --key-file F]]
 //   orrery repro carico --out DIR [--quick]
 #include <unistd.h>
 
@@ -45,11 +49,20 @@ void set_level(const std::string& level) {
   }
 }
 
-int status(const std::string& target, const std::string& output) {
+// --ca-file, --cert-file, --key-file of a client of the aggregator.
+void add_client_tls(CLI::App* app, carico::rpc::ClientTls& tls) {
+  app->add_option("--ca-file", tls.ca_file,
+                  "TLS: the CA (PEM) that signed the aggregator's certificate");
+  app->add_option("--cert-file", tls.cert_file, "Mutual TLS: this client's certificate (PEM)");
+  app->add_option("--key-file", tls.key_file, "Mutual TLS: this client's private key (PEM)");
+}
+
+int status(const std::string& target, const std::string& output,
+           const carico::rpc::ClientTls& tls) {
   if (output != "table" && output != "json")
     throw InputError("-o: expected json (or table, the default), got \"" + output + "\"");
   carico::rpc::split_host_port(target, "--aggregator");
-  carico::rpc::AggregatorClient client(target);
+  carico::rpc::AggregatorClient client(target, tls);
   std::string error;
   auto rows = client.table(std::chrono::milliseconds(2000), &error);
   if (!rows) {
@@ -88,6 +101,13 @@ void register_carico(CLI::App& root, CommandTable& table) {
     app->add_option("--metrics-listen", o->metrics_listen,
                     "HOST:PORT to serve Prometheus metrics on (GET /metrics)");
     app->add_option("--log-level", *level, "debug, info, warn or error");
+    app->add_option("--tls-cert-file", o->server.tls.cert_file,
+                    "Serve gRPC over TLS with this PEM certificate");
+    app->add_option("--tls-private-key-file", o->server.tls.key_file, "Its PEM private key");
+    app->add_option("--client-ca-file", o->server.tls.client_ca_file,
+                    "Require agent certificates signed by this CA (mutual TLS)");
+    app->add_flag("--insecure", o->insecure,
+                  "Allow plaintext gRPC on a non-loopback --listen address");
     table.push_back({app, [o, level] {
                        set_level(*level);
                        install_stop_handlers();
@@ -110,6 +130,8 @@ void register_carico(CLI::App& root, CommandTable& table) {
     app->add_option("--log-level", *level, "debug, info, warn or error");
     app->add_option("--proc-root", *proc_root, "Where the node's /proc is mounted (--source proc)");
     app->add_option("--cgroup-root", *cgroup_root, "Where the node's cgroup v2 tree is mounted");
+    add_client_tls(app, o->tls);
+    app->add_flag("--insecure", o->insecure, "Allow plaintext to a non-loopback aggregator");
     table.push_back({app, [o, source, level, proc_root, cgroup_root] {
                        set_level(*level);
                        carico::rpc::split_host_port(o->aggregator, "--aggregator");
@@ -136,7 +158,9 @@ void register_carico(CLI::App& root, CommandTable& table) {
     CLI::App* app = carico->add_subcommand("status", "The aggregator's per-node table");
     app->add_option("--aggregator", *target, "HOST:PORT of the aggregator")->required();
     app->add_option("-o,--output", *output, "json for {\"nodes\":[...]}");
-    table.push_back({app, [target, output] { return status(*target, *output); }});
+    auto tls = std::make_shared<carico::rpc::ClientTls>();
+    add_client_tls(app, *tls);
+    table.push_back({app, [target, output, tls] { return status(*target, *output, *tls); }});
   }
   {
     CLI::App& repro = repro_command(root);

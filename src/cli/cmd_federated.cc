@@ -62,10 +62,20 @@ void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
   sim->add_flag("--aligned-heartbeats", f->aligned_heartbeats,
                 "With --arch: every LM beats exactly every period from the first arrival (no "
                 "random phase or jitter)");
+  sim->add_option("--faults", f->faults,
+                  "With --arch: inject faults from a YAML file: message loss and delay, "
+                  "partitions, crashes and restarts of GMs/LMs/Masters/Distributors "
+                  "(src/policies/federated/README.md, Faults)");
   sim->add_flag("--reference", f->reference,
                 "With --arch: the published simulator's behaviour where it departs from the "
-                "paper's text (Megha: rejected tasks wait in the queue; PigeonC: its CS_i "
-                "counting)");
+                "paper's text (Megha: rejected tasks wait in the queue, a rejection carries no "
+                "state, the first heartbeat comes 50 ms before the first arrival; PigeonC: its "
+                "CS_i counting, Masters pick the min-constraints worker, FQW+1 short tasks per "
+                "long one)");
+  sim->add_option("--quirks", f->quirks,
+                  "With --reference: only these of the published simulator's quirks, a "
+                  "comma-separated list of rejection-state, early-heartbeat (Megha), master-min, "
+                  "fair-queue-le (PigeonC), or all (default) or none");
 }
 
 bool federated_sim_requested(const FederatedSimFlags& f) {
@@ -95,13 +105,17 @@ int run_federated_sim(const FederatedSimFlags& f, const std::string& trace, cons
   req.cluster_config = f.cluster_config;
   req.task_model = f.task_model;
   req.task_constraints = f.task_constraints;
+  req.faults = f.faults;
   req.out = out;
   req.replicate = static_cast<uint32_t>(f.replicate);
   req.options.seed = seed.value_or(1);
   req.options.cutoff_s = f.cutoff;
   if (f.heartbeat_s) req.options.heartbeat = sim::seconds(*f.heartbeat_s);
-  req.options.reference_cs = f.reference && req.arch == federated::Arch::kPigeonC;
-  req.options.retry_rejected = !(f.reference && req.arch == federated::Arch::kMegha);
+  federated::set_reference(req.arch, f.reference, &req.options);
+  if (!f.quirks.empty()) {
+    if (!f.reference) throw InputError("--quirks needs --reference");
+    req.options.quirks = federated::parse_quirks(f.quirks);
+  }
   req.options.aligned_heartbeats = f.aligned_heartbeats;
   req.options.wall_clock = !no_wall_clock;
   const federated::RunOutput r = federated::run_request(req);
@@ -142,6 +156,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
     std::vector<std::string> workloads;
     bool no_wall_clock = false;
     bool no_reference = false;
+    std::string quirks;
     bool quiet = false;
     std::string output = "table";
   };
@@ -165,6 +180,9 @@ void register_federated(CLI::App& root, CommandTable& table) {
       ->delimiter(',');
   app->add_flag("--no-reference", opts->no_reference,
                 "Skip the \"_ref\" profiles (the published simulators' behaviour)");
+  app->add_option("--quirks", opts->quirks,
+                  "The \"_ref\" profiles' quirks: all (default), none or a comma-separated list "
+                  "of rejection-state, early-heartbeat, master-min, fair-queue-le");
   app->add_flag("--no-wall-clock", opts->no_wall_clock,
                 "Write wall_time_s as 0 so outputs compare byte for byte");
   app->add_flag("--quiet,-q", opts->quiet, "No progress lines on stderr");
@@ -178,6 +196,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
          federated::ReproOptions& r = opts->repro;
          r.wall_clock = !opts->no_wall_clock;
          r.reference = !opts->no_reference;
+         if (!opts->quirks.empty()) r.quirks = federated::parse_quirks(opts->quirks);
          r.seeds.clear();
          const bool seeds_given = app->count("--seeds") > 0;
          std::stringstream ss(r.quick && !seeds_given ? "1" : opts->seeds);

@@ -1,7 +1,8 @@
 // `orrery schedule` and `orrery score`: the kube-default scheduler (or a
 // KubeSchedulerConfiguration) over a static cluster snapshot.
 //
-//   orrery schedule --cluster FILE [--config FILE] [--out FILE] [--seed N]
+//   orrery schedule --cluster FILE [--config FILE] [--out FILE] [--seed N] [-o
+//   table|wide|json|yaml]
 //     schedules every pending pod (no nodeName, not finished, schedulerName served by a profile),
 //     with preemption; prints a table (pod, node or "-", reason) and the evictions, and with --out
 //     writes {"placements": [{"pod": "ns/name", "node": "n1" | null, "reason": "..."}],
@@ -16,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,16 +40,43 @@ using ordered_json = nlohmann::ordered_json;
 struct ScheduleOptions {
   std::string cluster, config, out;
   uint64_t seed = 0;
-  std::string output = "table";  // -o: table, json, yaml (a later `wide` adds columns to table)
+  std::string output =
+      "table";  // -o: table, wide (+ score, runner-up, margin, top plugin), json, yaml
   bool strict = false;
 };
+
+// One `schedule -o wide` row. SCORE is the winner's weighted total, RUNNER-UP the best other
+// scored node, MARGIN the difference, TOP-PLUGIN the plugin whose weighted score favoured the
+// winner most (with its share of the margin); FEASIBLE is feasible/visited nodes of the attempt
+// that placed the pod. A pod placed on its only feasible node (or its nominated node) was not
+// scored: "-".
+std::vector<std::string> wide_row(const ClusterState& st, const std::string& pod,
+                                  const std::string& node, const std::string& reason,
+                                  const std::optional<fw::ScoreMargin>& m, int feasible,
+                                  int evaluated) {
+  const std::string fe =
+      node == "-" ? "-" : std::to_string(feasible) + "/" + std::to_string(evaluated);
+  if (!m) return {pod, node, "-", "-", "-", "-", fe, reason};
+  const std::string top = m->top_plugin.empty()
+                              ? "- (tie)"
+                              : m->top_plugin + " (+" + std::to_string(m->top_plugin_gain) + ")";
+  return {pod,
+          node,
+          std::to_string(m->winner_total),
+          st.node_alive(m->runner_up) ? st.node(m->runner_up).name : "-",
+          std::to_string(m->winner_total - m->runner_up_total),
+          top,
+          fe,
+          reason};
+}
 
 int run_schedule(const ScheduleOptions& opt) {
   ClusterState state = load_cluster(opt.cluster, load_k8s_objects(opt.cluster), opt.strict);
   SchedulerSetup setup = load_scheduler_setup(opt.config, opt.strict);
   fw::SnapshotBackend backend(std::move(state));
-  fw::Scheduler scheduler(backend, std::move(setup.profiles),
-                          scheduler_options(setup.config, opt.seed));
+  fw::SchedulerOptions options = scheduler_options(setup.config, opt.seed);
+  options.record_margins = opt.output == "wide";
+  fw::Scheduler scheduler(backend, std::move(setup.profiles), options);
   const ClusterState& st = backend.state();
 
   // Pending pods no profile serves are left alone; say so.
@@ -73,17 +102,24 @@ int run_schedule(const ScheduleOptions& opt) {
     PodId id;
     uint64_t serial;
     std::string pod, node, reason;
+    std::optional<fw::ScoreMargin> margin;  // of the attempt that placed it (-o wide)
+    int feasible = 0, evaluated = 0;
   };
   std::vector<Placement> placements;
   std::map<uint64_t, size_t> index;  // pod serial → placement
   for (const fw::ScheduleOutcome& o : outcomes) {
     auto [it, fresh] = index.emplace(o.serial, placements.size());
-    if (fresh) placements.push_back({o.pod, o.serial, {}, {}, {}});
+    if (fresh) placements.push_back({o.pod, o.serial, {}, {}, {}, std::nullopt, 0, 0});
     Placement& pl = placements[it->second];
     if (pl.pod.empty() && st.pod_alive(o.pod) && st.pod_serial(o.pod) == o.serial) {
       pl.pod = st.pod(o.pod).key();
     }
     if (!o.scheduled && o.message != "pod no longer pending") pl.reason = o.message;
+    if (o.scheduled) {
+      pl.margin = o.margin;
+      pl.feasible = o.feasible_nodes;
+      pl.evaluated = o.evaluated_nodes;
+    }
   }
   std::erase_if(placements, [](const Placement& p) { return p.pod.empty(); });
   for (Placement& pl : placements) {
@@ -123,15 +159,27 @@ int run_schedule(const ScheduleOptions& opt) {
   }
   if (!opt.out.empty()) write_file_atomic(opt.out, j.dump(2) + "\n");
 
-  if (opt.output != "table") {
+  if (opt.output == "json" || opt.output == "yaml") {
     print_document(j, opt.output);
     return 0;
   }
-  std::vector<std::vector<std::string>> rows = {{"POD", "NODE", "REASON"}};
+  const bool wide = opt.output == "wide";
+  std::vector<std::vector<std::string>> rows;
+  if (wide) {
+    rows.push_back(
+        {"POD", "NODE", "SCORE", "RUNNER-UP", "MARGIN", "TOP-PLUGIN", "FEASIBLE", "REASON"});
+  } else {
+    rows.push_back({"POD", "NODE", "REASON"});
+  }
   size_t placed = 0;
   for (const Placement& p : placements) {
-    rows.push_back({p.pod, p.node.empty() ? "-" : p.node, p.reason});
+    const std::string node = p.node.empty() ? "-" : p.node;
     if (!p.node.empty()) ++placed;
+    if (!wide) {
+      rows.push_back({p.pod, node, p.reason});
+      continue;
+    }
+    rows.push_back(wide_row(st, p.pod, node, p.reason, p.margin, p.feasible, p.evaluated));
   }
   print_table(rows);
   if (!evictions.empty()) {
@@ -242,7 +290,7 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   s->add_option("--seed", sopt->seed, "Seed for tie-breaking among equally scored nodes")
       ->check(non_negative_integer())
       ->default_val(0);
-  add_output_option(s, &sopt->output);
+  add_output_option(s, &sopt->output, {"table", "wide", "json", "yaml"});
   add_allow_large_flag(s);
   s->add_flag("--strict", sopt->strict,
               "Fail (exit 1) instead of warning when the input uses fields or objects orrery "
@@ -250,7 +298,10 @@ void register_schedule(CLI::App& root, CommandTable& table) {
   s->footer(
       "Pending pods are those without spec.nodeName whose schedulerName is served by a profile "
       "(\"default-scheduler\" by default). Preemption evicts lower-priority pods as "
-      "kube-scheduler's DefaultPreemption would; evictions are listed after the placements.");
+      "kube-scheduler's DefaultPreemption would; evictions are listed after the placements. "
+      "-o wide adds, per placed pod, the winning node's weighted score, the runner-up node, the "
+      "margin between them, the score plugin that contributed most to it (+ its weighted share) "
+      "and feasible/visited nodes; a pod placed without scoring (one feasible node) shows \"-\".");
   table.push_back({s, [sopt] { return run_schedule(*sopt); }});
 
   auto copt = std::make_shared<ScoreOptions>();

@@ -4,8 +4,11 @@
 //   orrery serve --kubeconfig FILE | --in-cluster [--context C] [--config SCHED.yaml]
 //                [--scheduler-name orrery] [--leader-elect] [--lease-namespace kube-system]
 //                [--lease-name orrery-scheduler] [--metrics-listen :10259]
+//                [--policy kubedsm|kube-optpack|...] [--seed N]
 //   orrery serve --extender --listen HOST:PORT [--url-prefix P] [--config SCHED.yaml]
 //                [--profile NAME] [--cluster SNAP.yaml | --kubeconfig FILE | --in-cluster]
+//                [--tls-cert-file F --tls-private-key-file F [--client-ca-file F] | --insecure]
+//                [--max-request-bytes N] [--request-timeout S] [--idle-timeout S]
 //   orrery snapshot --kubeconfig FILE | --in-cluster [--context C] --out SNAP.yaml
 #include <signal.h>
 
@@ -31,6 +34,7 @@
 #include "k8s/profiles.h"
 #include "k8s/serve.h"
 #include "obs/log.h"
+#include "policies/catalog.h"
 
 namespace orrery::cli {
 
@@ -44,6 +48,12 @@ struct ServeFlags {
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;
   int backoff_initial_ms = 800, backoff_max_ms = 30000, watch_timeout_s = 300;
   std::string listen, url_prefix, profile, cluster;
+  uint64_t seed = 0;
+  std::string policy;
+  std::string tls_cert, tls_key, client_ca;
+  bool insecure = false;
+  size_t max_request_bytes = k8s::ExtenderServeOptions::default_extender_limits().max_body_bytes;
+  int request_timeout_s = 10, idle_timeout_s = 5;
 };
 
 // Signals go to the threads that wait for them, never to a worker: block them before any thread
@@ -70,8 +80,33 @@ int to_ms(double seconds, const std::string& flag) {
   return static_cast<int>(std::lround(seconds * 1000));
 }
 
+k8s::ExtenderServeOptions extender_options(const ServeFlags& f) {
+  k8s::ExtenderServeOptions o;
+  o.listen = f.listen;
+  o.url_prefix = f.url_prefix;
+  o.tls = {f.tls_cert, f.tls_key, f.client_ca};
+  if (f.tls_cert.empty() != f.tls_key.empty())
+    throw InputError("--tls-cert-file and --tls-private-key-file go together");
+  if (!f.client_ca.empty() && f.tls_cert.empty())
+    throw InputError("--client-ca-file needs --tls-cert-file and --tls-private-key-file");
+  if (f.insecure && !f.tls_cert.empty())
+    throw InputError("--insecure and --tls-cert-file exclude each other");
+  o.insecure = f.insecure;
+  if (f.max_request_bytes < 1024 || f.max_request_bytes > (size_t{1} << 30))
+    throw InputError("--max-request-bytes: expected 1024 to 1073741824");
+  if (f.request_timeout_s < 1 || f.request_timeout_s > 3600)
+    throw InputError("--request-timeout: expected seconds in [1, 3600]");
+  if (f.idle_timeout_s < 1 || f.idle_timeout_s > 3600)
+    throw InputError("--idle-timeout: expected seconds in [1, 3600]");
+  o.limits.max_body_bytes = f.max_request_bytes;
+  o.limits.read_timeout_s = o.limits.write_timeout_s = f.request_timeout_s;
+  o.limits.idle_timeout_s = f.idle_timeout_s;
+  return o;
+}
+
 int run_extender(const ServeFlags& f) {
   if (f.listen.empty()) throw InputError("--extender needs --listen HOST:PORT");
+  extender_options(f);  // bad flags fail before anything starts
   const fw::SchedulerConfig config = k8s::load_serve_config(f.config, f.scheduler_name);
   std::unique_ptr<fw::SnapshotBackend> snapshot;
   std::unique_ptr<k8s::ApiClient> client;
@@ -113,7 +148,7 @@ int run_extender(const ServeFlags& f) {
   int code = 0;
   {
     k8s::Extender ext(config, f.profile, view, exec, client.get());
-    code = k8s::serve_extender(ext, {f.listen, f.url_prefix, 16}, nullptr, nullptr);
+    code = k8s::serve_extender(ext, extender_options(f), nullptr, nullptr);
   }
   if (loop) {
     client->interrupt();
@@ -122,6 +157,32 @@ int run_extender(const ServeFlags& f) {
     backend->stop(true);
   }
   return code;
+}
+
+// --policy NAME: a policy of the catalog on the live cluster. KubeDSM takes the pods of
+// --scheduler-name; a framework policy (kube-optpack, ...) takes the profiles of --config, which
+// must then be given (its built-in profile is named default-scheduler, and serve must never take
+// the default scheduler's pods).
+void set_policy(const ServeFlags& f, k8s::ServeOptions& o) {
+  const fw::PolicyRegistry registry = policies::catalog();
+  if (!registry.has(f.policy)) throw InputError("--policy: " + registry.unknown(f.policy));
+  o.policy = f.policy;
+  if (f.policy == "kubedsm") {
+    o.policy_args = yaml::Ctx{"--policy kubedsm", YAML::Load("{schedulerName: \"" + f.scheduler_name + "\"}"),
+                              "args", 0, 0};
+  } else if (f.config.empty()) {
+    throw InputError("--policy " + f.policy +
+                     " needs --config: a KubeSchedulerConfiguration whose profiles name the pods' "
+                     "schedulerName (e.g. orrery)");
+  } else {
+    for (const auto& p : k8s::load_serve_config(f.config, f.scheduler_name).profiles)
+      if (p.scheduler_name == "default-scheduler")
+        throw InputError(f.config + ": profile default-scheduler: orrery serve does not take the "
+                         "default scheduler's pods; name the profile after your pods' schedulerName");
+  }
+  o.policy_factory = [registry](fw::PolicyContext& ctx) {
+    return registry.create(ctx.name, ctx);
+  };
 }
 
 int run_serve_command(const ServeFlags& f) {
@@ -147,6 +208,8 @@ int run_serve_command(const ServeFlags& f) {
   o.backoff.initial_ms = f.backoff_initial_ms;
   o.backoff.max_ms = f.backoff_max_ms;
   o.backoff.watch_timeout_s = f.watch_timeout_s;
+  o.seed = f.seed;
+  if (!f.policy.empty()) set_policy(f, o);
   return k8s::run_serve(o);
 }
 
@@ -227,11 +290,26 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--backoff-max-ms", f->backoff_max_ms, "Largest reconnect backoff (30000 ms)");
   s->add_option("--watch-timeout", f->watch_timeout_s, "Minimum watch timeoutSeconds (300)");
   s->add_option("--log-level", f->log_level, "debug, info, warn or error");
+  s->add_option("--policy", f->policy,
+                 "Run a catalog policy instead of the per-pod scheduler (kubedsm, kube-optpack: "
+                 "plans executed as API calls)");
+  s->add_option("--seed", f->seed, "Seed of the scheduler's random choices (tie-breaks; 0)");
   s->add_flag("--extender", f->extender, "Serve the kube-scheduler extender verbs");
   s->add_option("--listen", f->listen, "Extender address HOST:PORT");
   s->add_option("--url-prefix", f->url_prefix, "Extender URL prefix");
   s->add_option("--profile", f->profile, "Extender profile (schedulerName in --config)");
   s->add_option("--cluster", f->cluster, "Extender cluster view for NodeNames: a snapshot file");
+  s->add_option("--tls-cert-file", f->tls_cert, "Extender: serve HTTPS with this PEM certificate");
+  s->add_option("--tls-private-key-file", f->tls_key, "Extender: its PEM private key");
+  s->add_option("--client-ca-file", f->client_ca,
+                "Extender: require client certificates signed by this CA (mutual TLS)");
+  s->add_flag("--insecure", f->insecure,
+              "Extender: allow plain HTTP on a non-loopback --listen address");
+  s->add_option("--max-request-bytes", f->max_request_bytes,
+                "Extender: largest request body (64 MiB); larger ones get 413");
+  s->add_option("--request-timeout", f->request_timeout_s,
+                "Extender: seconds a read or write may stall before the connection is closed (10)");
+  s->add_option("--idle-timeout", f->idle_timeout_s, "Extender: keep-alive idle seconds (5)");
   table.push_back({s, [f] { return run_serve_command(*f); }});
 
   auto snap = std::make_shared<std::tuple<std::string, std::string, bool, std::string>>();

@@ -50,9 +50,11 @@ void register_completion(CLI::App& root, CommandTable& table);
 struct FederatedSimFlags {
   std::string cluster_config, arch, match = "random", task_model, task_constraints;
   std::string lm_order = "fixed";
+  std::string faults;  // a fault file (src/policies/federated/faults.h)
   int replicate = 1;
   std::optional<double> cutoff, heartbeat_s;
   bool reference = false;
+  std::string quirks;  // --quirks LIST (with --reference; default all)
   bool aligned_heartbeats = false;
 };
 void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* flags);

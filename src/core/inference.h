@@ -1,9 +1,8 @@
 // Small-sample inference for comparing policies over seeds (`orrery compare --seeds`): exact
 // Student-t quantiles and confidence intervals of a mean at any level, paired differences, and
-// the exact two-sided sign test (core/paired_stats.h, which the reproductions use with tabled
-// 97.5 % quantiles; the two could share student_t_quantile, which would change the repro
-// outputs in their fourth digit). Values that are NaN (a statistic
-// of an empty set in some run) are left out; a pair is used only when both values exist.
+// the exact two-sided sign test (core/paired_stats.h, whose 95 % intervals use the same
+// quantiles). Values that are NaN (a statistic of an empty set in some run) are left out; a pair
+// is used only when both values exist.
 #pragma once
 
 #include <cstddef>

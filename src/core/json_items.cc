@@ -62,7 +62,54 @@ class Scanner {
     return out;
   }
 
+  std::optional<std::vector<Member>> members() {
+    skip_blank();
+    if (at_end() || s_[i_] != '{') return std::nullopt;
+    std::vector<Member> out;
+    ++i_;
+    skip_blank();
+    if (peek() == '}') {
+      ++i_;
+    } else {
+      while (true) {
+        skip_blank();
+        Member m;
+        m.plain = string(&m.key);
+        skip_blank();
+        expect(':', "expected ':' after an object key");
+        skip_blank();
+        m.value = {i_, i_, line_};
+        value(1);
+        m.value.end = i_;
+        out.push_back(std::move(m));
+        skip_blank();
+        if (peek() == ',') {
+          ++i_;
+          continue;
+        }
+        expect('}', "expected ',' or '}' after an object member");
+        break;
+      }
+    }
+    end_of_text();
+    return out;
+  }
+
+  std::optional<std::vector<Span>> elements() {
+    skip_blank();
+    if (at_end() || s_[i_] != '[') return std::nullopt;
+    std::vector<Span> out;
+    array(0, &out);
+    end_of_text();
+    return out;
+  }
+
  private:
+  void end_of_text() {
+    skip_blank();
+    if (!at_end()) fail("unexpected text after the value");
+  }
+
   bool at_end() const { return i_ >= s_.size(); }
   char peek() const { return at_end() ? '\0' : s_[i_]; }
 
@@ -253,6 +300,14 @@ bool starts_like_json_object(std::string_view text) {
 
 std::optional<TopLevelList> scan_top_level_list(std::string_view text) {
   return Scanner(text).top_level();
+}
+
+std::optional<std::vector<Member>> object_members(std::string_view text) {
+  return Scanner(text).members();
+}
+
+std::optional<std::vector<Span>> array_elements(std::string_view text) {
+  return Scanner(text).elements();
 }
 
 }  // namespace orrery::json

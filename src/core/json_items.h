@@ -39,6 +39,21 @@ class SyntaxError : public std::runtime_error {
 // follows it (e.g. a second YAML document).
 std::optional<TopLevelList> scan_top_level_list(std::string_view text);
 
+// A member of a JSON object: its key (empty and `plain` false when the key has escapes) and the
+// byte range of its value.
+struct Member {
+  std::string key;
+  bool plain = true;
+  Span value;
+};
+
+// When the text (blanks around it allowed) is a JSON object: checks it against the grammar (throws
+// SyntaxError, also for text after it) and returns its members in order, spans relative to
+// `text`. nullopt when the text does not start with '{'.
+std::optional<std::vector<Member>> object_members(std::string_view text);
+// The same for a JSON array: the elements' spans. nullopt when the text does not start with '['.
+std::optional<std::vector<Span>> array_elements(std::string_view text);
+
 // Whether the text starts as a JSON object does: '{', then a double-quoted key or '}'. (A YAML flow
 // mapping, "{kind: Node}", also starts with '{'.)
 bool starts_like_json_object(std::string_view text);

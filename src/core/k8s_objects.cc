@@ -18,6 +18,7 @@
 namespace orrery {
 
 using yaml::Ctx;
+using yaml::read_seq;
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -229,12 +230,8 @@ NodeSelectorRequirement read_requirement(const Ctx& c, bool field) {
 NodeSelectorTerm read_term(const Ctx& c) {
   c.expect_map();
   NodeSelectorTerm t;
-  Ctx me = c.child("matchExpressions");
-  if (me.defined()) {
-    me.expect_seq();
-    for (size_t i = 0; i < me.size(); ++i)
-      t.match_expressions.push_back(read_requirement(me.item(i), false));
-  }
+  read_seq(c.child("matchExpressions"), &t.match_expressions,
+           [](const Ctx& item) { return read_requirement(item, false); });
   Ctx mf = c.child("matchFields");
   if (mf.defined()) {
     mf.expect_seq();
@@ -391,12 +388,8 @@ PodAffinityRules read_pod_affinity_rules(const Ctx& c, const LabelSet& pod_label
   PodAffinityRules a;
   if (!c.defined()) return a;
   c.expect_map();
-  Ctx req = c.child("requiredDuringSchedulingIgnoredDuringExecution");
-  if (req.defined()) {
-    req.expect_seq();
-    for (size_t i = 0; i < req.size(); ++i)
-      a.required.push_back(read_pod_affinity_term(req.item(i), pod_labels));
-  }
+  read_seq(c.child("requiredDuringSchedulingIgnoredDuringExecution"), &a.required,
+           [&](const Ctx& item) { return read_pod_affinity_term(item, pod_labels); });
   Ctx pref = c.child("preferredDuringSchedulingIgnoredDuringExecution");
   if (pref.defined()) {
     pref.expect_seq();
@@ -474,6 +467,7 @@ TopologySpreadConstraint read_spread(const Ctx& c) {
     c.child("whenUnsatisfiable").fail("expected DoNotSchedule or ScheduleAnyway");
   }
   t.selector = read_label_selector(c.child("labelSelector"));
+  t.selector_set = c.child("labelSelector").defined();
   if (c.has("minDomains")) t.min_domains = static_cast<int32_t>(c.child("minDomains").i64());
   auto policy = [&](const char* name, InclusionPolicy def) {
     std::string v = c.str_or(name, def == InclusionPolicy::kHonor ? "Honor" : "Ignore");
@@ -552,10 +546,7 @@ Container read_container(const Ctx& c, bool init, bool host_network) {
 
 std::vector<Container> read_containers(const Ctx& c, bool init, bool host_network) {
   std::vector<Container> out;
-  if (!c.defined()) return out;
-  c.expect_seq();
-  for (size_t i = 0; i < c.size(); ++i)
-    out.push_back(read_container(c.item(i), init, host_network));
+  read_seq(c, &out, [&](const Ctx& item) { return read_container(item, init, host_network); });
   return out;
 }
 
@@ -638,11 +629,7 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
   }
   s.scheduler_name = intern(c.str_or("schedulerName", "default-scheduler"));
   read_labels(c.child("nodeSelector"), &s.node_selector);
-  Ctx tol = c.child("tolerations");
-  if (tol.defined()) {
-    tol.expect_seq();
-    for (size_t i = 0; i < tol.size(); ++i) s.tolerations.push_back(read_toleration(tol.item(i)));
-  }
+  read_seq(c.child("tolerations"), &s.tolerations, read_toleration);
   Ctx aff = c.child("affinity");
   if (aff.defined()) {
     aff.expect_map();
@@ -651,12 +638,7 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
     s.pod_anti_affinity = read_pod_affinity_rules(aff.child("podAntiAffinity"), s.labels);
   }
   s.volumes = read_pod_volumes(c.child("volumes"));
-  Ctx spread = c.child("topologySpreadConstraints");
-  if (spread.defined()) {
-    spread.expect_seq();
-    for (size_t i = 0; i < spread.size(); ++i)
-      s.topology_spread.push_back(read_spread(spread.item(i)));
-  }
+  read_seq(c.child("topologySpreadConstraints"), &s.topology_spread, read_spread);
   if (auto cons = s.annotations.get(std::string_view("orrery.io/constraints"))) {
     s.constraints =
         parse_constraint_ids(*cons, meta.child("annotations").where() + "[orrery.io/constraints]");
@@ -688,11 +670,7 @@ Node read_node(const Ctx& c, std::string* warning = nullptr) {
   if (spec.defined()) {
     spec.expect_map();
     n.unschedulable = spec.bool_or("unschedulable", false);
-    Ctx taints = spec.child("taints");
-    if (taints.defined()) {
-      taints.expect_seq();
-      for (size_t i = 0; i < taints.size(); ++i) n.taints.push_back(read_taint(taints.item(i)));
-    }
+    read_seq(spec.child("taints"), &n.taints, read_taint);
   }
   Ctx status = c.child("status");
   bool has_alloc = false;
@@ -786,13 +764,18 @@ const char* unread_kind_consequence(const std::string& kind) {
   return nullptr;
 }
 
+// The entry for `what` in `list`, or null.
+Unmodelled* find_unmodelled(std::vector<Unmodelled>& list, const std::string& what) {
+  for (Unmodelled& u : list)
+    if (u.what == what) return &u;
+  return nullptr;
+}
+
 void note_unmodelled(K8sObjects& out, const std::string& what, const char* consequence,
                      const std::string& where, const std::string& example) {
-  for (Unmodelled& u : out.unmodelled) {
-    if (u.what == what) {
-      ++u.count;
-      return;
-    }
+  if (Unmodelled* u = find_unmodelled(out.unmodelled, what)) {
+    ++u->count;
+    return;
   }
   out.unmodelled.push_back({what, consequence, 1, where, example});
 }
@@ -1095,12 +1078,10 @@ void merge_into(K8sObjects& into, K8sObjects&& from) {
   }
   for (auto& [k, v] : from.ignored_kinds) into.ignored_kinds[k] += v;
   for (Unmodelled& u : from.unmodelled) {
-    auto it = std::find_if(into.unmodelled.begin(), into.unmodelled.end(),
-                           [&](const Unmodelled& x) { return x.what == u.what; });
-    if (it == into.unmodelled.end())
-      into.unmodelled.push_back(std::move(u));
+    if (Unmodelled* mine = find_unmodelled(into.unmodelled, u.what))
+      mine->count += u.count;
     else
-      it->count += u.count;
+      into.unmodelled.push_back(std::move(u));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "core/paired_stats.h"
 
+#include "core/inference.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -7,17 +9,7 @@
 namespace orrery {
 
 double t_quantile_975(size_t df) {
-  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                      2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                      2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                      2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-  if (df == 0) return std::nan("");
-  if (df <= 30) return kTable[df - 1];
-  // Cornish-Fisher expansion of t around z = 1.959964 (Abramowitz & Stegun 26.7.5).
-  const double z = 1.959963984540054, v = static_cast<double>(df);
-  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
-  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
-         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+  return df == 0 ? std::nan("") : student_t_quantile(0.975, static_cast<double>(df));
 }
 
 MeanCi mean_ci95(const std::vector<double>& values) {

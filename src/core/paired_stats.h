@@ -1,7 +1,5 @@
 // Confidence intervals over seeds and paired comparisons of two schedulers run on the same seeds,
 // for the reproductions' reports (`orrery repro kubedsm`, `orrery repro federated`).
-// (A general Student-t helper for `orrery compare --seeds` is being added separately; the two
-// should be merged into one when both are in main.)
 #pragma once
 
 #include <cstddef>
@@ -9,9 +7,8 @@
 
 namespace orrery {
 
-// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %): exact table
-// values for df 1..30, then a Cornish-Fisher expansion around the normal quantile (error < 1e-3).
-// NaN for df = 0.
+// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %), i.e.
+// student_t_quantile(0.975, df) of core/inference.h. NaN for df = 0.
 double t_quantile_975(size_t df);
 
 // Mean and half-width of its 95 % confidence interval (Student t, sample standard deviation).

@@ -64,6 +64,9 @@ struct TopologySpreadConstraint {
   StrId topology_key = kNoStr;
   SpreadWhenUnsatisfiable when_unsatisfiable = SpreadWhenUnsatisfiable::kDoNotSchedule;
   LabelSelector selector;
+  // labelSelector was given: `{}` selects every pod of the namespace, an absent one none
+  // (metav1.LabelSelectorAsSelector: nil → Nothing, empty → Everything).
+  bool selector_set = false;
   std::optional<int32_t> min_domains;
   InclusionPolicy node_affinity_policy = InclusionPolicy::kHonor;
   InclusionPolicy node_taints_policy = InclusionPolicy::kIgnore;

@@ -64,4 +64,13 @@ YAML::Node parse_document(const std::string& text, const std::string& source);
 // Parses an RFC 3339 timestamp ("2024-05-01T12:00:00Z") into unix microseconds.
 std::optional<int64_t> parse_rfc3339(const std::string& s);
 
+// Appends `reader(item)` for every item of the sequence `c` to `*out`: nothing when the field is
+// absent or null, an error naming the field when it is not a sequence.
+template <typename T, typename Reader>
+void read_seq(const Ctx& c, std::vector<T>* out, Reader&& reader) {
+  if (!c.defined()) return;
+  c.expect_seq();
+  for (size_t i = 0; i < c.size(); ++i) out->push_back(reader(c.item(i)));
+}
+
 }  // namespace orrery::yaml

@@ -380,6 +380,28 @@ void Scheduler::refresh_name_rank() {
   name_rank_epoch_ = st.node_epoch();
 }
 
+ScoreMargin Scheduler::margin_of(size_t n, NodeId chosen, int64_t uniform_total,
+                                 size_t plugins) const {
+  size_t w = 0;
+  while (feasible_[w] != chosen) ++w;
+  size_t r = w == 0 ? 1 : 0;
+  for (size_t i = 0; i < n; ++i)
+    if (i != w && totals_[i] > totals_[r]) r = i;
+  ScoreMargin m;
+  m.winner_total = totals_[w] + uniform_total;
+  m.runner_up_total = totals_[r] + uniform_total;
+  m.runner_up = feasible_[r];
+  for (size_t p = 0; p < plugins; ++p) {
+    const std::vector<int64_t>& s = margin_scores_[p].scores;
+    const int64_t gain = s[w] - s[r];
+    if (gain > m.top_plugin_gain) {
+      m.top_plugin_gain = gain;
+      m.top_plugin = margin_scores_[p].plugin;
+    }
+  }
+  return m;
+}
+
 NodeId Scheduler::select_host(const Profile& prof, size_t n, int64_t top, uint64_t ties) {
   if (prof.deterministic_ties) {
     refresh_name_rank();
@@ -723,16 +745,26 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     int64_t top = 0;  // the top total and how many nodes have it
     uint64_t ties = n;
     bool first = true;
+    int64_t uniform_total = 0;  // Σ weight × score of the plugins that score every node alike
+    size_t recorded = 0;        // plugins in margin_scores_
     for (const WeightedPlugin& wp : prof->score) {
       if (score_skipped(wp.plugin)) continue;
       if (std::optional<int64_t> c = wp.plugin->uniform_score(cycle, nodes)) {
         if (*c < kMinNodeScore || *c > kMaxNodeScore) out_of_range(*wp.plugin, *c);
+        uniform_total += *c * wp.weight;
         continue;
       }
       // The first plugin with weight 1 scores straight into the totals.
       int64_t* ps = first && wp.weight == 1 ? totals_.data() : plugin_scores_.data();
       wp.plugin->score(cycle, nodes, ps);
       wp.plugin->normalize(cycle, nodes, ps);
+      if (options_.record_margins) {
+        if (margin_scores_.size() <= recorded) margin_scores_.emplace_back();
+        WeightedScores& ws = margin_scores_[recorded++];
+        ws.plugin = std::string(wp.plugin->name());
+        ws.scores.assign(ps, ps + n);
+        for (int64_t& v : ws.scores) v *= wp.weight;
+      }
       const bool in_range =
           first ? add_weighted<true>(ps, wp.weight, totals_.data(), n, &top, &ties)
                 : add_weighted<false>(ps, wp.weight, totals_.data(), n, &top, &ties);
@@ -744,6 +776,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
     }
     if (first) std::fill(totals_.begin(), totals_.end(), 0);  // no plugin scored
     chosen = select_host(*prof, n, top, ties);
+    if (options_.record_margins) out.margin = margin_of(n, chosen, uniform_total, recorded);
   }
 
   // In flight before binding: a synchronous backend confirms (kPodBound) inside bind().
@@ -766,7 +799,7 @@ ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
   return finish();
 }
 
-std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
+std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
   ClusterState& st = backend_.state();
   const Pod& pod = st.pod(pod_id);
   Profile* prof = profile_for(pod);
@@ -776,6 +809,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   }
   CycleContext cycle{st, pod_id, pod, *pod.spec, backend_.now_us(), rng_};
   std::vector<NodeEvaluation> out;
+  out.reserve(st.nodes().size());
   for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0, {}});
 
   std::optional<std::vector<NodeId>> only;
@@ -833,19 +867,22 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id) {
   std::vector<int64_t> scores(feasible.size());
   for (const WeightedPlugin& wp : prof->score) {
     const bool skipped = score_skipped(wp.plugin);
-    std::vector<int64_t> raw(feasible.size(), 0);
+    std::vector<int64_t> raw(details ? feasible.size() : 0, 0);
     if (skipped) {
       std::fill(scores.begin(), scores.end(), 0);
     } else {
       wp.plugin->score(cycle, nodes, scores.data());
-      raw = scores;
+      if (details) raw = scores;
       wp.plugin->normalize(cycle, nodes, scores.data());
     }
     size_t i = 0;
     for (auto& e : out) {
       if (!e.feasible) continue;
-      e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
-      e.details.push_back({std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
+      if (details) {
+        e.scores.emplace_back(std::string(wp.plugin->name()), scores[i]);
+        e.details.push_back(
+            {std::string(wp.plugin->name()), raw[i], scores[i], wp.weight, skipped});
+      }
       e.total += scores[i] * wp.weight;
       ++i;
     }

@@ -34,6 +34,21 @@ struct SchedulerOptions {
   // Explain failed attempts in ScheduleOutcome::message (kube-scheduler's "0/N nodes are
   // available: ..."). Off where nobody reads them (the simulator), which makes failures cheaper.
   bool failure_messages = true;
+  // Record ScheduleOutcome::margin for scored placements (`orrery schedule -o wide`). Costs one
+  // copy of every score plugin's normalised scores per cycle.
+  bool record_margins = false;
+};
+
+// How a scored placement was won (SchedulerOptions::record_margins): the chosen node's weighted
+// total, the best total among the other scored nodes (the runner-up, the first such node in the
+// visiting order on a tie) and the score plugin whose weighted score favoured the winner most
+// over the runner-up. Plugins that scored every node alike change neither and are left out.
+struct ScoreMargin {
+  int64_t winner_total = 0;
+  int64_t runner_up_total = 0;
+  NodeId runner_up = kNoNode;
+  std::string top_plugin;       // "" when no plugin favoured the winner (a tie)
+  int64_t top_plugin_gain = 0;  // weight × (winner's − runner-up's normalised score)
 };
 
 // The result of one scheduling attempt.
@@ -48,6 +63,8 @@ struct ScheduleOutcome {
   int evaluated_nodes = 0;
   int feasible_nodes = 0;
   int64_t wall_ns = 0;  // time spent in the cycle
+  // With record_margins, for a pod placed after scoring two or more feasible nodes.
+  std::optional<ScoreMargin> margin;
   // False for a requeue-all probe that failed (framework/queue.h): the attempt had no effect and
   // is not a decision (no stats, no simulated latency, no message).
   bool counted = true;
@@ -95,7 +112,9 @@ class Scheduler : public EventListener, private Reservations::Listener {
 
   // Filters and scores every node for a pod without binding it (percentage 100, no sampling),
   // running PreFilter, Filter, PreScore, Score and NormalizeScore as a scheduling cycle would.
-  std::vector<NodeEvaluation> evaluate(PodId pod);
+  // `details` false: only feasible, reasons and total per node (no per-plugin scores; the
+  // extender's hot path).
+  std::vector<NodeEvaluation> evaluate(PodId pod, bool details = true);
   // Runs one scheduling cycle for a pending pod now, as if it were popped next (queued or not),
   // with the options' node sampling, PostFilter (preemption: victims are deleted through the
   // backend) and binding. For `orrery explain`, on a throwaway snapshot.
@@ -185,6 +204,13 @@ class Scheduler : public EventListener, private Reservations::Listener {
   std::vector<NodeId> feasible_;
   std::vector<int64_t> totals_;
   std::vector<int64_t> plugin_scores_;
+  // record_margins: each scoring plugin's weighted scores of the cycle (reused).
+  struct WeightedScores {
+    std::string plugin;
+    std::vector<int64_t> scores;
+  };
+  std::vector<WeightedScores> margin_scores_;
+  ScoreMargin margin_of(size_t n, NodeId chosen, int64_t uniform_total, size_t plugins) const;
   std::vector<Plugin*> skipped_filters_;   // filters whose PreFilter returned Skip this cycle
   std::vector<Plugin*> prescore_skipped_;  // score plugins whose PreScore returned Skip
   Rejections rejections_;

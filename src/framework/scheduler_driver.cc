@@ -75,11 +75,13 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr
   options.failure_messages = false;  // nothing reads them: outcomes are only counted
   scheduler_ =
       std::make_unique<Scheduler>(*actions_, std::move(profiles), options, &rt_.reservations);
-  rt_.backend.add_listener(this);  // after the scheduler, so its queue is current when we look
+  rt_.backend.add_listener(this);       // after the scheduler, so its queue is current when we look
+  rt_.reservations.add_listener(this);  // likewise
 }
 
 SchedulerDriver::~SchedulerDriver() {
   rt_.backend.remove_listener(this);
+  rt_.reservations.remove_listener(this);
   rt_.clock.cancel(wake_timer_);
   scheduler_.reset();
 }
@@ -115,6 +117,16 @@ void SchedulerDriver::on_event(const ClusterEvent& e) {
       wake_at(std::max(rt_.clock.now_us(), busy_until_));
       return;
     default: wake_at(std::max(rt_.clock.now_us(), busy_until_));
+  }
+}
+
+void SchedulerDriver::on_released(const Reservation&) {
+  // Only ever earlier: pods made ready now, or a backoff ending before the planned wake-up.
+  const Time now = rt_.clock.now_us();
+  if (scheduler_->has_ready_pod()) {
+    wake_at(std::max(now, busy_until_));
+  } else if (auto t = scheduler_->next_wakeup_us()) {
+    wake_at(std::max({*t, now + 1, busy_until_}));
   }
 }
 

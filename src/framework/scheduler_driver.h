@@ -28,7 +28,10 @@ struct DecisionLatency {
 // {base: <duration dist>, per_node: <duration>}; absent fields keep the defaults (0).
 DecisionLatency parse_decision_latency(const yaml::Ctx& c);
 
-class SchedulerDriver : public Component, public EventListener, public TimerTarget {
+class SchedulerDriver : public Component,
+                        public EventListener,
+                        public TimerTarget,
+                        private Reservations::Listener {
  public:
   SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr<Profile>> profiles,
                   SchedulerOptions options, DecisionLatency latency);
@@ -45,6 +48,9 @@ class SchedulerDriver : public Component, public EventListener, public TimerTarg
  private:
   class Actions;
   enum Timer : uint64_t { kWake = 0, kRelease = 1 };
+  // A plan's or a capacity reservation ended outside any cluster event (e.g. a CARICO report
+  // made a node usable): the scheduler's queue has moved the pods it blocked, so wake for them.
+  void on_released(const Reservation& r) override;
   void wake_at(Time t);
   void run();
 

@@ -18,6 +18,11 @@
 // Scores: HostPriorityList scores are 0..10 (extender/v1 MaxExtenderPriority): the profile's
 // weighted total scaled so the best node gets 10.
 // Requests are serialized through `exec` (the cluster view is single-threaded).
+//
+// Hot path (bench/extender_bench, docs/PERFORMANCE.md): the probe pod is parsed once per pod
+// object (filter and prioritize send the same one), evaluation skips per-plugin score details,
+// replies are written as text, and in Nodes mode an unchanged node object (same hash of its JSON
+// value) is neither re-parsed nor re-serialised.
 #pragma once
 
 #include <functional>
@@ -26,11 +31,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "framework/backend.h"
 #include "framework/config.h"
 #include "framework/scheduler.h"
 #include "k8s/client.h"
+#include "net/server_options.h"
 
 namespace orrery::k8s {
 
@@ -57,8 +64,19 @@ class Extender {
 
  private:
   struct Evaluation;
+  struct SentNode;
+  struct Args;
+  struct CachedPod {
+    size_t hash;
+    nlohmann::json source;
+    Pod pod;
+  };
+  static constexpr size_t kPodCacheSize = 8;
   // Parses args and evaluates the pod on the requested nodes.
-  Evaluation evaluate(const nlohmann::json& args);
+  static Args parse_args(std::string_view body);
+  Evaluation evaluate(const Args& args);
+  Pod probe_pod(const nlohmann::json& pod_json);
+  void refresh_sent_nodes(const std::vector<std::string_view>& items, Evaluation& ev);
   fw::Scheduler& scheduler_for(fw::ClusterBackend& b);
 
   fw::SchedulerConfig config_;
@@ -66,19 +84,38 @@ class Extender {
   fw::ClusterBackend* cluster_;
   std::function<void(const std::function<void()>&)> exec_;
   ApiClient* binder_;
-  std::unique_ptr<fw::SnapshotBackend> sent_nodes_;  // the Nodes-mode cache
-  std::unordered_map<std::string, uint64_t> sent_hash_;
+  std::unique_ptr<fw::SnapshotBackend> sent_nodes_;       // the Nodes-mode cache
+  std::unordered_map<std::string, SentNode> sent_;        // by name: the text last sent, its hash
+  std::unordered_map<size_t, std::string> sent_by_hash_;  // text hash → node name
   std::unique_ptr<fw::Scheduler> cluster_scheduler_, sent_scheduler_;
-  std::mutex sent_mu_;
+  std::mutex sent_mu_;  // the Nodes-mode cache, by_node_, probe_counter_
   uint64_t probe_counter_ = 0;
+  std::vector<const fw::NodeEvaluation*> by_node_;  // scratch: NodeId → its evaluation
+  std::mutex pods_mu_;
+  std::vector<CachedPod> pod_cache_;  // the last few pods, oldest first
 };
 
 // Serves the verbs at {prefix}/filter, /prioritize, /preempt, /bind until *stop or a signal;
-// `ready` is called with the bound port. Malformed JSON → 400 with {"Error": "..."}.
+// `ready` is called with the bound port. Malformed JSON → 400 with {"Error": "..."}; a body
+// larger than limits.max_body_bytes → 413. HTTPS when tls is given (mutual TLS with a client
+// CA); plaintext only on loopback or with `insecure` (net/transport_security.h).
 struct ExtenderServeOptions {
   std::string listen;
   std::string url_prefix;
-  int threads = 16;
+  int threads = 16;  // connections served at once (overrides limits.threads)
+  net::ServerTls tls{};
+  bool insecure = false;
+  net::HttpLimits limits = default_extender_limits();
+  static net::HttpLimits default_extender_limits() {
+    net::HttpLimits l;
+    l.max_body_bytes = 64u << 20;  // a NodeList of 5,000 nodes is about 20 MiB
+    l.read_timeout_s = 10;
+    l.write_timeout_s = 10;
+    l.idle_timeout_s = 5;
+    l.keep_alive_max = 1000;
+    l.max_queued = 256;
+    return l;
+  }
 };
 int serve_extender(Extender& ext, const ExtenderServeOptions& opt,
                    const std::function<void(int port)>& ready, const std::atomic<bool>* stop);

@@ -110,7 +110,9 @@ std::string object_key(const JsonValue& obj, bool namespaced) {
   return str_at(obj, {"metadata", "namespace"}, "default") + "/" + name;
 }
 
-std::string object_uid(const JsonValue& obj) { return str_at(obj, {"metadata", "uid"}); }
+std::string object_uid(const JsonValue& obj) {
+  return str_at(obj, {"metadata", "uid"});
+}
 std::string resource_version(const JsonValue& obj) {
   return str_at(obj, {"metadata", "resourceVersion"});
 }
@@ -118,17 +120,17 @@ std::string resource_version(const JsonValue& obj) {
 uint64_t scheduling_hash(const JsonValue& obj, bool is_pod) {
   JsonValue h = JsonValue::object();
   if (const JsonValue* m = find(obj, {"metadata"}); m && m->is_object()) {
-    for (const char* k : {"labels", "annotations", "deletionTimestamp"})
+    // (deletionTimestamp and the phase are lifecycle, not spec: ApiBackend turns them into
+    // kPodTerminating / kPodRunning / kPodFinished, never into kPodUpdated.)
+    for (const char* k : {"labels", "annotations"})
       if (m->contains(k)) h[k] = (*m)[k];
   }
   if (const JsonValue* s = find(obj, {"spec"}); s && s->is_object()) {
     h["spec"] = *s;
     if (is_pod) h["spec"].erase("nodeName");
   }
-  if (is_pod) {
-    h["phase"] = str_at(obj, {"status", "phase"});
-  } else if (const JsonValue* a = find(obj, {"status", "allocatable"})) {
-    h["allocatable"] = *a;
+  if (!is_pod) {
+    if (const JsonValue* a = find(obj, {"status", "allocatable"})) h["allocatable"] = *a;
     if (const JsonValue* c = find(obj, {"status", "capacity"})) h["capacity"] = *c;
   }
   return std::hash<std::string>{}(h.dump());
@@ -211,7 +213,8 @@ JsonValue strip_for_snapshot(JsonValue obj, const std::string& kind,
                              const std::string& api_version) {
   obj["kind"] = kind;
   obj["apiVersion"] = api_version;
-  if (obj.contains("metadata") && obj["metadata"].is_object()) obj["metadata"].erase("managedFields");
+  if (obj.contains("metadata") && obj["metadata"].is_object())
+    obj["metadata"].erase("managedFields");
   return obj;
 }
 

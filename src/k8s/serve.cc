@@ -9,13 +9,16 @@
 #include "core/error.h"
 #include "framework/config.h"
 #include "k8s/profiles.h"
+#include "net/http_server.h"
 #include "obs/log.h"
 
 namespace orrery::k8s {
 
 namespace {
 
-std::vector<double> latency_buckets() { return obs::exponential_buckets(0.0001, 2, 18); }
+std::vector<double> latency_buckets() {
+  return obs::exponential_buckets(0.0001, 2, 18);
+}
 
 }  // namespace
 
@@ -38,7 +41,8 @@ ServeMetrics::ServeMetrics(obs::Registry& r)
                                "Watch streams restarted, by resource and reason (expired, "
                                "dropped, error, timeout).",
                                {"resource", "reason"})),
-      leader(r.gauge("orrery_leader", "1 while this replica holds the lease (or without election).")),
+      leader(
+          r.gauge("orrery_leader", "1 while this replica holds the lease (or without election).")),
       events(r.counter("orrery_cluster_events_total", "Cluster events applied to the view.",
                        {"kind"})) {}
 
@@ -97,9 +101,9 @@ void ServeDriver::on_event(const fw::ClusterEvent& e) {
           if (f != first_seen_us_.end())
             metrics_->e2e.with().observe(static_cast<double>(e.time_us - f->second) / 1e6);
         }
-        backend_.record_event(e.pod, "Normal", "Scheduled",
-                              "Successfully assigned " + st.pod(e.pod).key() + " to " +
-                                  st.node(e.node).name);
+        backend_.record_event(
+            e.pod, "Normal", "Scheduled",
+            "Successfully assigned " + st.pod(e.pod).key() + " to " + st.node(e.node).name);
         obs::info("bound pod", {{"pod", st.pod(e.pod).key()}, {"node", st.node(e.node).name}});
       }
       first_seen_us_.erase(e.pod_serial);
@@ -186,7 +190,8 @@ namespace {
 // /healthz, /readyz and /metrics on their own thread.
 class HealthServer {
  public:
-  HealthServer(const std::string& listen, obs::Registry& registry, std::function<bool()> ready) {
+  HealthServer(const std::string& listen, obs::Registry& registry, std::function<bool()> ready)
+      : owned_(net::make_http_server({}, net::metrics_limits())), server_(*owned_) {
     auto [host, port] = parse_listen(listen, "--metrics-listen");
     server_.set_tcp_nodelay(true);
     server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -200,7 +205,8 @@ class HealthServer {
     server_.Get("/metrics", [&registry](const httplib::Request&, httplib::Response& res) {
       res.set_content(registry.exposition(), obs::kExpositionContentType);
     });
-    port_ = port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+    port_ =
+        port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
     if (port_ < 0) throw InputError("--metrics-listen: cannot listen on " + listen);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     obs::info("serving /healthz, /readyz and /metrics",
@@ -212,7 +218,8 @@ class HealthServer {
   }
 
  private:
-  httplib::Server server_;
+  std::unique_ptr<httplib::Server> owned_;
+  httplib::Server& server_;
   int port_ = 0;
   std::thread thread_;
 };
@@ -231,7 +238,8 @@ class SignalWatcher {
         timespec ts{0, 100 * 1000 * 1000};
         const int sig = sigtimedwait(&set_, nullptr, &ts);
         if (sig == SIGTERM || sig == SIGINT) {
-          obs::info("signal received; shutting down", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+          obs::info("signal received; shutting down",
+                    {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
           loop.post(on_signal);
         }
       }
@@ -248,11 +256,40 @@ class SignalWatcher {
   std::thread thread_;
 };
 
+// A catalog policy on the live runtime (ServeOptions::policy).
+class PolicyHost {
+ public:
+  PolicyHost(const ServeOptions& opt, ApiBackend& backend, fw::RealTimeLoop& loop)
+      : opt_(opt), runtime_{backend, loop, services_, reservations_} {}
+  bool started() const { return component_ != nullptr; }
+  void start() {
+    if (component_) return;
+    ctx_ = std::make_unique<fw::PolicyContext>(fw::PolicyContext{
+        runtime_, opt_.seed, opt_.policy, opt_.policy_args, opt_.config_path, stats_});
+    component_ = opt_.policy_factory(*ctx_);
+    for (const std::string& w : stats_.warnings()) obs::warn(w, {{"policy", opt_.policy}});
+    obs::info("starting policy", {{"policy", opt_.policy}});
+    component_->start();
+  }
+  void stop() { component_.reset(); }
+
+ private:
+  const ServeOptions& opt_;
+  fw::Services services_;
+  fw::Reservations reservations_;
+  fw::Runtime runtime_;
+  fw::PolicyStats stats_;
+  std::unique_ptr<fw::PolicyContext> ctx_;
+  std::unique_ptr<fw::Component> component_;
+};
+
 }  // namespace
 
 int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   fw::SchedulerConfig config = load_serve_config(opt.config_path, opt.scheduler_name);
-  auto profiles = build_serve_profiles(config);
+  // A policy builds its own profiles (with its own plugins, e.g. PriorityOptimalPacking).
+  std::vector<std::unique_ptr<fw::Profile>> profiles;
+  if (opt.policy.empty()) profiles = build_serve_profiles(config);
   fw::SchedulerOptions sched_options;
   sched_options.seed = opt.seed;
   sched_options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
@@ -291,13 +328,19 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   });
   std::unique_ptr<ServeDriver> driver;
   auto may_act = [&] { return !shutting_down && (!el || el->may_act()); };
+  PolicyHost policy(opt, backend, loop);
   backend.on_synced([&] {
+    if (!opt.policy.empty()) {
+      if (may_act()) policy.start();
+      return;
+    }
     driver = std::make_unique<ServeDriver>(backend, loop, std::move(profiles), sched_options,
                                            &metrics, may_act);
     driver->start();
   });
   HealthServer health(opt.metrics_listen, registry, [&] { return backend.synced(); });
-  obs::info("starting", {{"server", opt.cluster.server}, {"source", opt.cluster.source},
+  obs::info("starting", {{"server", opt.cluster.server},
+                         {"source", opt.cluster.source},
                          {"schedulerName", opt.scheduler_name},
                          {"leaderElect", opt.leader_elect ? "true" : "false"}});
   if (elector) elector->start();
@@ -305,10 +348,18 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
 
   // Leadership changes and the stop flag are polled on the loop (cheap, 50 ms).
   bool was_acting = false;
+  int exit_code = 0;
   std::function<void()> tick = [&] {
     if (stop && stop->load()) shutting_down = true;
     const bool acting = may_act();
     if (acting && !was_acting && driver) driver->wake();
+    if (acting && !opt.policy.empty() && !policy.started() && backend.synced()) policy.start();
+    if (!acting && was_acting && policy.started() && !shutting_down) {
+      obs::error("lost the lease while running a policy; stopping so that no plan runs twice",
+                 {{"policy", opt.policy}});
+      exit_code = 1;
+      shutting_down = true;
+    }
     was_acting = acting;
     if (shutting_down) {
       loop.stop();
@@ -322,14 +373,16 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   // Graceful shutdown: no new cycles (may_act is false); binds already sent finish or fail.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(opt.shutdown_grace_ms);
-  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline) loop.run_for(20 * 1000);
+  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline)
+    loop.run_for(20 * 1000);
   obs::info("stopping", {{"in_flight", std::to_string(backend.in_flight())},
                          {"scheduled", std::to_string(driver ? driver->scheduled() : 0)}});
   if (elector) elector->stop(true);
   client.interrupt();
   backend.stop(true);
   driver.reset();
-  return 0;
+  policy.stop();
+  return exit_code;
 }
 
 }  // namespace orrery::k8s

@@ -16,6 +16,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/yaml_util.h"
+#include "framework/policy.h"
 #include "framework/reservations.h"
 #include "framework/scheduler.h"
 #include "k8s/api_backend.h"
@@ -27,14 +29,14 @@ namespace orrery::k8s {
 // The metric families of `orrery serve`.
 struct ServeMetrics {
   explicit ServeMetrics(obs::Registry& r);
-  obs::CounterFamily& attempts;          // orrery_schedule_attempts_total{result,profile}
-  obs::HistogramFamily& e2e;             // orrery_pod_scheduling_duration_seconds
-  obs::HistogramFamily& algorithm;       // orrery_scheduling_algorithm_duration_seconds
-  obs::GaugeFamily& pending;             // orrery_pending_pods{queue}
-  obs::CounterFamily& plan_steps;        // orrery_plan_steps_total{action,outcome}
-  obs::CounterFamily& watch_restarts;    // orrery_watch_restarts_total{resource,reason}
-  obs::GaugeFamily& leader;              // orrery_leader
-  obs::CounterFamily& events;            // orrery_cluster_events_total{kind}
+  obs::CounterFamily& attempts;        // orrery_schedule_attempts_total{result,profile}
+  obs::HistogramFamily& e2e;           // orrery_pod_scheduling_duration_seconds
+  obs::HistogramFamily& algorithm;     // orrery_scheduling_algorithm_duration_seconds
+  obs::GaugeFamily& pending;           // orrery_pending_pods{queue}
+  obs::CounterFamily& plan_steps;      // orrery_plan_steps_total{action,outcome}
+  obs::CounterFamily& watch_restarts;  // orrery_watch_restarts_total{resource,reason}
+  obs::GaugeFamily& leader;            // orrery_leader
+  obs::CounterFamily& events;          // orrery_cluster_events_total{kind}
 };
 
 class ServeDriver : public fw::EventListener, public fw::TimerTarget {
@@ -77,6 +79,14 @@ struct ServeOptions {
   Backoff backoff;
   uint64_t seed = 0;
   int shutdown_grace_ms = 5000;
+  // A policy of the catalog (built by `policy_factory`, e.g. the planners kubedsm and
+  // kube-optpack) instead of the per-pod ServeDriver. It gets a Runtime over the ApiBackend and
+  // the loop, `policy_args` and `config_path`; its plans run as API calls verified by watch
+  // events (framework/plan.h). With leader election it starts when this replica leads; a leader
+  // that loses the lease stops (exit code 1), as kube-scheduler does, so no plan runs twice.
+  std::string policy;
+  fw::PolicyFactory policy_factory;
+  yaml::Ctx policy_args;
 };
 
 // Runs until SIGTERM/SIGINT (or *stop becomes true, for tests). Returns the exit code.

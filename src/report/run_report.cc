@@ -884,6 +884,7 @@ void add_run_report(Document& doc, const std::vector<RunData>& runs, const std::
   pods_section(doc, runs);
   timeseries_section(doc, runs);
   edge_section(doc, runs);
+  plans_section(doc, runs);
   summary_section(doc, runs);
 }
 

@@ -18,4 +18,8 @@ void verdict_section(Document& doc, const std::vector<RunData>& runs, size_t bas
 // every policy with its one-line description. Nothing when no run has a setup.json.
 void setup_section(Document& doc, const std::vector<RunData>& runs);
 
+// "Plans": every plan in summary.json's scheduler.<part>.plan_history (the packer's), one row each
+// with time, status and reason and its steps spelled out (plans.cc). Nothing when no run has one.
+void plans_section(Document& doc, const std::vector<RunData>& runs);
+
 }  // namespace orrery::report

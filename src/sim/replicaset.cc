@@ -1,6 +1,7 @@
 #include "sim/replicaset.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace orrery::sim {
@@ -11,7 +12,8 @@ ReplicaSet::ReplicaSet(SimBackend& sim, std::string name, PodTemplate tmpl, int3
       name_(std::move(name)),
       tmpl_(std::move(tmpl)),
       replicas_(replicas),
-      rng_(Rng::derive(seed, "replicaset/" + name_)) {
+      rng_(Rng::derive(seed, "replicaset/" + name_)),
+      uid_rng_(Rng::derive(seed, "replicaset-uid/" + name_)) {
   if (tmpl_.spec->labels.empty()) {
     auto spec = std::make_shared<PodSpec>(*tmpl_.spec);
     spec->labels.set("app", name_);
@@ -60,7 +62,7 @@ void ReplicaSet::on_pod_event(const fw::ClusterEvent& e, uint32_t) {
   switch (e.kind) {
     case fw::EventKind::kPodAdded:
       if (!find(e.pod_serial)) {  // adopted
-        members_.push_back({e.pod, e.pod_serial, true});
+        members_.push_back({e.pod, e.pod_serial, true, uid_rng_.next()});
         request_sync();
       }
       return;
@@ -127,15 +129,28 @@ void ReplicaSet::sync() {
         credits_.erase(credits_.begin());
       }
       const PodId id = sim_.create_pod(std::move(pod), x);
-      members_.push_back({id, sim_.state().pod_serial(id), true});
+      members_.push_back({id, sim_.state().pod_serial(id), true, uid_rng_.next()});
       ++created_;
     }
   }
   credits_.clear();
 }
 
+namespace {
+
+// logarithmicRankDiff's rank: floor(log2(ns since the start, the start in whole seconds)), -1
+// when not in the past.
+int64_t log_age_rank(Time started, Time now) {
+  const Time start_s = started / kSecond * kSecond;
+  const double ns = static_cast<double>(now - start_s) * 1e3;
+  return ns > 0 ? static_cast<int64_t>(std::log2(ns)) : -1;
+}
+
+}  // namespace
+
 void ReplicaSet::scale_down(int32_t count) {
   const ClusterState& st = sim_.state();
+  const Time now = sim_.loop().now();
   // Pods of this set per node ("rank": doubled-up pods go first).
   std::map<NodeId, int> per_node;
   std::vector<const Member*> cand;
@@ -157,8 +172,11 @@ void ReplicaSet::scale_down(int32_t count) {
     if (phase_rank(a->pod) != phase_rank(b->pod)) return phase_rank(a->pod) < phase_rank(b->pod);
     const int ra = na == kNoNode ? 0 : per_node[na], rb = nb == kNoNode ? 0 : per_node[nb];
     if (ra != rb) return ra > rb;
-    if (sim_.started_at(a->pod) != sim_.started_at(b->pod)) {
-      return sim_.started_at(a->pod) > sim_.started_at(b->pod);
+    const Time sa = sim_.started_at(a->pod), sb = sim_.started_at(b->pod);
+    if (sa != sb) {
+      if (scale_down_order_ == ScaleDownOrder::kExact) return sa > sb;
+      const int64_t diff = log_age_rank(sa, now) - log_age_rank(sb, now);
+      return diff == 0 ? a->uid < b->uid : diff < 0;  // younger bucket first
     }
     if (sim_.restarts(a->pod) != sim_.restarts(b->pod)) {
       return sim_.restarts(a->pod) > sim_.restarts(b->pod);

@@ -3,6 +3,12 @@
 // upstream's order (controller.ActivePodsWithRanks): unscheduled before scheduled, pending before
 // running, pods doubled up on a node with others of the set first, then the most recently started,
 // the most restarted, the newest.
+// ScaleDownOrder::kLogarithmic is upstream's LogarithmicScaleDown (on by default since Kubernetes
+// 1.22, GA in 1.31; pkg/controller/controller_utils.go ActivePodsWithRanks.Less and
+// logarithmicRankDiff): started pods are compared by floor(log2(time since they started, in ns))
+// with the start time in whole seconds (the Ready condition's time), and pods in the same bucket
+// by UID, i.e. in an order unrelated to age (here a random key per pod); restarts and creation
+// times then no longer decide.
 //
 // A pod that finished or failed (e.g. OOM-killed) is replaced after the kubelet's crash-loop
 // back-off for its replica's restart count (10 s doubling up to 5 min), so a replica that keeps
@@ -21,6 +27,8 @@
 
 namespace orrery::sim {
 
+enum class ScaleDownOrder : uint8_t { kExact, kLogarithmic };
+
 class ReplicaSet : public PodOwner, public EventTarget {
  public:
   ReplicaSet(SimBackend& sim, std::string name, PodTemplate tmpl, int32_t replicas, uint64_t seed);
@@ -29,6 +37,7 @@ class ReplicaSet : public PodOwner, public EventTarget {
   int32_t replicas() const { return replicas_; }
   // Changes the desired count; the controller reconciles at the current time.
   void set_replicas(int32_t n);
+  void set_scale_down_order(ScaleDownOrder o) { scale_down_order_ = o; }
   // Active pods: alive, not terminating, not finished.
   std::vector<PodId> active_pods() const;
   // Pods the controller created (or adopted) over the run.
@@ -43,6 +52,7 @@ class ReplicaSet : public PodOwner, public EventTarget {
     PodId pod;
     uint64_t serial;
     bool active;
+    uint64_t uid = 0;  // random: the UID order of LogarithmicScaleDown
   };
   void request_sync();
   void sync();
@@ -54,6 +64,8 @@ class ReplicaSet : public PodOwner, public EventTarget {
   PodTemplate tmpl_;
   int32_t replicas_;
   Rng rng_;
+  Rng uid_rng_;  // separate, so the exact order's runs draw the same exec samples as before
+  ScaleDownOrder scale_down_order_ = ScaleDownOrder::kExact;
   OwnerId owner_;
   std::vector<Member> members_;
   // What the replacement of a replica that went inherits: its restarts (+1 when it failed) and

@@ -325,7 +325,7 @@ HpaSpec parse_hpa(const Ctx& c) {
 
 DeploymentDef parse_deployment(const Ctx& c, std::vector<std::string>* warnings) {
   std::vector<std::string> keys(kTemplateKeys);
-  for (const char* k : {"name", "replicas", "hpa", "demand"}) keys.push_back(k);
+  for (const char* k : {"name", "replicas", "hpa", "demand", "scaleDownOrder"}) keys.push_back(k);
   check_keys(c, keys);
   DeploymentDef d;
   d.where = c.where();
@@ -334,6 +334,13 @@ DeploymentDef parse_deployment(const Ctx& c, std::vector<std::string>* warnings)
   d.replicas = c.has("replicas") ? pod_count(c.child("replicas"), 0) : 1;
   d.tmpl = parse_pod_template(c, warnings);
   if (c.has("hpa")) d.hpa = parse_hpa(c.child("hpa"));
+  if (c.has("scaleDownOrder")) {
+    const std::string o = c.child("scaleDownOrder").str();
+    if (o == "logarithmic")
+      d.scale_down_order = ScaleDownOrder::kLogarithmic;
+    else if (o != "exact")
+      c.child("scaleDownOrder").fail("expected exact or logarithmic, got \"" + o + "\"");
+  }
   Ctx dem = c.child("demand");
   if (dem.defined()) {
     dem.expect_seq();
@@ -499,7 +506,13 @@ DemandCyclesDef parse_demand_cycles(const Ctx& c) {
 }
 
 NodeEventDef parse_event(const Ctx& c) {
-  check_keys(c, {"at", "action", "nodes", "group"});
+  c.expect_map();
+  const bool random = c.has("action") && c.child("action").str() == "random-failures";
+  if (random) {
+    check_keys(c, {"at", "action", "nodes", "mtbf", "mttr", "until"});
+  } else {
+    check_keys(c, {"at", "action", "nodes", "group"});
+  }
   NodeEventDef e;
   e.where = c.where();
   if (!c.has("at")) c.fail("event needs at");
@@ -513,15 +526,29 @@ NodeEventDef parse_event(const Ctx& c) {
     e.action = NodeEventDef::Action::kRemove;
   } else if (action == "add") {
     e.action = NodeEventDef::Action::kAdd;
+  } else if (random) {
+    e.action = NodeEventDef::Action::kRandomFailures;
   } else {
-    c.child("action").fail("expected fail, recover, remove or add");
+    c.child("action").fail("expected fail, recover, remove, add or random-failures");
   }
   if (e.action == NodeEventDef::Action::kAdd) {
     if (!c.has("group")) c.fail("action add needs group (a node group)");
     e.group = parse_node_group(c.child("group"));
-  } else {
-    if (!c.has("nodes")) c.fail("action " + action + " needs nodes (node or group names)");
-    e.nodes = c.child("nodes").str_list();
+    return e;
+  }
+  if (!c.has("nodes")) c.fail("action " + action + " needs nodes (node or group names)");
+  e.nodes = c.child("nodes").str_list();
+  if (random) {
+    for (const char* key : {"mtbf", "mttr"}) {
+      if (!c.has(key)) c.fail(std::string("action random-failures needs ") + key + " (a duration)");
+      const Time t = parse_duration(c.child(key));
+      if (t <= 0) c.child(key).fail("expected a duration > 0");
+      (std::string(key) == "mtbf" ? e.mtbf : e.mttr) = t;
+    }
+    if (c.has("until")) {
+      e.until = parse_duration(c.child("until"));
+      if (e.until <= e.at) c.child("until").fail("expected a time after at");
+    }
   }
   return e;
 }

@@ -17,6 +17,7 @@
 #include "sim/demand.h"
 #include "sim/hpa.h"
 #include "sim/job.h"
+#include "sim/replicaset.h"
 #include "sim/sim_backend.h"
 #include "sim/trace.h"
 #include "sim/workload.h"
@@ -44,6 +45,8 @@ struct DeploymentDef {
   PodTemplate tmpl;
   int32_t replicas = 1;
   std::optional<HpaSpec> hpa;
+  // scaleDownOrder: exact (default) or logarithmic (upstream's LogarithmicScaleDown; replicaset.h)
+  ScaleDownOrder scale_down_order = ScaleDownOrder::kExact;
   Demand demand;  // explicit steps (demand: [...]); demand cycles add to it at build time
   std::string where;
 };
@@ -83,9 +86,18 @@ struct DemandCyclesDef {
 
 struct NodeEventDef {
   Time at = 0;
-  enum class Action : uint8_t { kFail, kRecover, kRemove, kAdd } action = Action::kFail;
-  std::vector<std::string> nodes;  // node or group names (fail/recover/remove)
+  enum class Action : uint8_t {
+    kFail,
+    kRecover,
+    kRemove,
+    kAdd,
+    kRandomFailures  // from `at` to `until`, each node fails after Exp(mtbf) up, recovers after
+                     // Exp(mttr) down, again and again (its own seeded stream per node)
+  } action = Action::kFail;
+  std::vector<std::string> nodes;  // node or group names (fail/recover/remove/random-failures)
   NodeGroup group;                 // add
+  Time mtbf = 0, mttr = 0;         // random-failures: mean up and down times (> 0)
+  Time until = kForever;           // random-failures: no failure starts from then on
   std::string where;
 };
 

@@ -125,6 +125,7 @@ void Simulation::build_workloads() {
   }
   for (const DeploymentDef& d : sc_.deployments) {
     auto rs = std::make_unique<ReplicaSet>(*sim_, d.name, d.tmpl, d.replicas, seed_);
+    rs->set_scale_down_order(d.scale_down_order);
     recorder_->track_deployment(rs.get());
     deployments_.push_back(std::move(rs));
     demands_.push_back(std::make_unique<Demand>(d.demand));
@@ -209,6 +210,11 @@ void Simulation::build_events() {
         throw InputError(e.where + ": nodes: no node or node group named \"" + n + "\"");
       }
     }
+    if (e.action == NodeEventDef::Action::kRandomFailures) {
+      const size_t index = static_cast<size_t>(&e - sc_.events.data());
+      for (const std::string& name : names) schedule_random_failure(e, index, name);
+      continue;
+    }
     loop_.at(e.at, [this, &e, names] {
       if (e.action == NodeEventDef::Action::kAdd) {
         for (const std::string& name : e.group.node_names()) {
@@ -223,11 +229,44 @@ void Simulation::build_events() {
           case NodeEventDef::Action::kFail: sim_->fail_node(*id); break;
           case NodeEventDef::Action::kRecover: sim_->recover_node(*id); break;
           case NodeEventDef::Action::kRemove: sim_->remove_node(*id); break;
-          case NodeEventDef::Action::kAdd: break;
+          case NodeEventDef::Action::kAdd:
+          case NodeEventDef::Action::kRandomFailures: break;
         }
       }
     });
   }
+}
+
+// One node's failure process of a random-failures event: up for Exp(mtbf), down for Exp(mttr),
+// until `until`; a failure that starts before `until` still ends with its recovery. Each node
+// draws from its own stream, so adding a node or an event does not change the others' draws.
+void Simulation::schedule_random_failure(const NodeEventDef& e, size_t index,
+                                         const std::string& node) {
+  const size_t i = failures_.size();
+  failures_.push_back(
+      {&e, node, Rng::derive(seed_, "node-failures/" + std::to_string(index) + "/" + node)});
+  const Time first = e.at + draw_failure_time(i, e.mtbf);
+  if (first < e.until) loop_.at(first, [this, i] { random_failure(i, true); });
+}
+
+Time Simulation::draw_failure_time(size_t i, Time mean) {
+  return std::max<Time>(1,
+                        Dist::exponential(static_cast<double>(mean)).sample_time(failures_[i].rng));
+}
+
+void Simulation::random_failure(size_t i, bool fail) {
+  const FailureProcess& f = failures_[i];
+  auto id = sim_->state().find_node(f.node);
+  if (!id) return;  // removed: its process ends
+  if (fail) {
+    sim_->fail_node(*id);
+    loop_.at(loop_.now() + draw_failure_time(i, f.event->mttr),
+             [this, i] { random_failure(i, false); });
+    return;
+  }
+  sim_->recover_node(*id);
+  const Time next = loop_.now() + draw_failure_time(i, f.event->mtbf);
+  if (next < f.event->until) loop_.at(next, [this, i] { random_failure(i, true); });
 }
 
 std::vector<std::string> Simulation::warnings() const {

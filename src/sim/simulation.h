@@ -76,6 +76,15 @@ class Simulation {
   void build_nodes();
   void build_workloads();
   void build_events();
+  // Random node failures (events with action random-failures): one process per node.
+  struct FailureProcess {
+    const NodeEventDef* event;
+    std::string node;
+    Rng rng;
+  };
+  void schedule_random_failure(const NodeEventDef& e, size_t index, const std::string& node);
+  Time draw_failure_time(size_t i, Time mean);
+  void random_failure(size_t i, bool fail);  // fail, or recover and plan the next failure
   NodeId add_group_node(const NodeGroup& g, const std::string& name);
   bool work_done() const;
   double progress_fraction() const;
@@ -83,6 +92,7 @@ class Simulation {
   const Scenario& sc_;
   RunOptions opt_;
   uint64_t seed_;
+  std::vector<FailureProcess> failures_;
   std::string policy_name_;
   EventLoop loop_;
   std::unique_ptr<SimBackend> sim_;

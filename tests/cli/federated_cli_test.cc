@@ -97,6 +97,55 @@ TEST(FederatedCli, BadInputIsExitOneWithNoSummary) {
   fs::remove_all(d);
 }
 
+// `--faults FILE`: a bad plan is exit 1 naming the file and line, with no summary; a good one
+// runs every task once and the same seed gives the same bytes.
+TEST(FederatedCli, FaultsFileIsCheckedAndRunsDeterministically) {
+  const fs::path d = tmp_dir() / "faults";
+  fs::create_directories(d);
+  const std::string trace = small_trace(d);
+  const std::string base = "sim --trace " + trace + " --cluster-config " + kData +
+                           "megha_config_G1L1S9_C.json --arch megha --seed 2 --no-wall-clock ";
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"network: {drop: -0.1}\n", "f.yaml:1: network.drop: expected a probability"},
+           {"crashes: [{component: lm7, at: 1s, restart: 2s}]\n",
+            "f.yaml:1: crashes[0].component: unknown component \"lm7\""},
+           {"partitions: [{from: 5s, to: 1s, between: [gm0, lm0]}]\n",
+            "partitions[0].to: expected a time after from"}}) {
+    { std::ofstream(d / "f.yaml") << text; }
+    const Result r =
+        run(base + "--faults " + (d / "f.yaml").string() + " --out " + (d / "bad").string());
+    EXPECT_EQ(r.code, 1) << text;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+  Result r =
+      run(base + "--faults " + (d / "missing.yaml").string() + " --out " + (d / "bad").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("missing.yaml"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(d / "bad" / "summary.json"));
+
+  {
+    std::ofstream(d / "f.yaml")
+        << "network: {drop: 0.2}\ncrashes: [{component: gm0, at: 1s, restart: 3s}]\n";
+  }
+  for (const char* out : {"a", "b"}) {
+    r = run(base + "--faults " + (d / "f.yaml").string() + " --out " + (d / out).string());
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  const std::string a = orrery::read_text_file((d / "a" / "summary.json").string());
+  EXPECT_EQ(a, orrery::read_text_file((d / "b" / "summary.json").string()));
+  // Every runnable task (some need constraints no worker has) launched and completed once.
+  auto field = [&](const std::string& key) {
+    const size_t at = a.find("\"" + key + "\": ");
+    return at == std::string::npos
+               ? std::string("missing")
+               : a.substr(at + key.size() + 4, a.find_first_of(",\n", at) - at - key.size() - 4);
+  };
+  EXPECT_EQ(field("task_launches"), field("tasks_runnable")) << a;
+  EXPECT_EQ(field("task_completions"), field("tasks_runnable")) << a;
+  EXPECT_EQ(field("incomplete"), "false") << a;
+  fs::remove_all(d);
+}
+
 TEST(FederatedCli, QuickReproWritesTheReport) {
   const fs::path d = tmp_dir();
   Result r = run("repro federated --quick --workloads syn_250 --no-reference -q --data " + kData +

@@ -78,7 +78,7 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
   const std::vector<std::string> header = split(line);
-  EXPECT_EQ(header.back(), "system_reserved");
+  EXPECT_EQ(header.back(), "abandon_migrations");
   std::set<std::string> keys;
   size_t rows = 0;
   while (std::getline(csv, line)) {

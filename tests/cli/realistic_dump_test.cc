@@ -100,9 +100,50 @@ TEST(RealisticDump, PlacementsAndMessages) {
   // kube-scheduler's decisions), so --strict accepts it and gives the same placements.
   EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
   const std::string strict_out = dir.path("strict.json");
-  auto s = orrery::testing::run_orrery("schedule --strict --cluster " + kDump + " --out " + strict_out);
+  auto s =
+      orrery::testing::run_orrery("schedule --strict --cluster " + kDump + " --out " + strict_out);
   ASSERT_EQ(s.code, 0) << s.output;
   EXPECT_EQ(orrery::read_text_file(strict_out), orrery::read_text_file(out));
+}
+
+// `schedule -o wide` on the same dump: per placed pod the winner's weighted score, the runner-up,
+// the margin and the plugin that contributed most to it.
+TEST(RealisticDump, WideOutputShowsMarginAndTopPlugin) {
+  auto r = orrery::testing::run_orrery("schedule -o wide --cluster " + kDump);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto line_of = [&](const std::string& pod) {
+    const size_t at = r.output.find("\n" + pod + " ");
+    EXPECT_NE(at, std::string::npos) << r.output;
+    if (at == std::string::npos) return std::string();
+    return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(r.output.find("POD"), std::string::npos);
+  for (const char* col : {"NODE", "SCORE", "RUNNER-UP", "MARGIN", "TOP-PLUGIN", "FEASIBLE"})
+    EXPECT_NE(r.output.substr(0, r.output.find('\n')).find(col), std::string::npos) << col;
+  // train-llm: gpu-1 and gpu-2 are the two feasible nodes of six (all six visited: fewer than
+  // 100 nodes). Every plugin but ImageLocality scores them alike (same allocatable, same
+  // node-exporter pod, no owner, no preferences); ImageLocality (weight 1) gives gpu-1 100 for the
+  // 8 GB image and gpu-2 0. So the runner-up is gpu-2, the margin 100, all of it ImageLocality's.
+  const std::string train = line_of("ml/train-llm");
+  EXPECT_NE(train.find(" gpu-1 "), std::string::npos) << train;
+  EXPECT_NE(train.find(" gpu-2 "), std::string::npos) << train;
+  EXPECT_NE(train.find(" 100 "), std::string::npos) << train;
+  EXPECT_NE(train.find("ImageLocality (+100)"), std::string::npos) << train;
+  EXPECT_NE(train.find(" 2/6"), std::string::npos) << train;
+  // db-0: node-b1 is its only feasible node (VolumeBinding rejects node-a1, the rest fail earlier
+  // filters), so the cycle does not score: no runner-up, no margin.
+  const std::string db = line_of("shop/db-0");
+  EXPECT_NE(db.find(" node-b1 "), std::string::npos) << db;
+  EXPECT_NE(db.find(" 1/6"), std::string::npos) << db;
+  EXPECT_EQ(db.find("ImageLocality"), std::string::npos) << db;
+  // Unplaced pods keep their reason.
+  EXPECT_NE(line_of("shop/db-1").find("volume node affinity conflict"), std::string::npos);
+  // -o wide changes only the table: json is still the --out document.
+  static const orrery::testing::ScratchDir dir("realistic-wide");
+  const std::string out = dir.path("placements.json");
+  auto j = orrery::testing::run_orrery("schedule -o json --cluster " + kDump + " --out " + out);
+  ASSERT_EQ(j.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.output), nlohmann::json::parse(orrery::read_text_file(out)));
 }
 
 }  // namespace

@@ -226,7 +226,9 @@ TEST(CompletionCli, BashScriptParsesAndCompletesCommands) {
   EXPECT_NE(repro.find("federated "), std::string::npos) << repro;
   EXPECT_NE(repro.find("kubedsm "), std::string::npos) << repro;
   EXPECT_EQ(repro.find("schedule"), std::string::npos) << repro;
-  EXPECT_EQ(complete("orrery schedule -o \"\"", 3), "table json yaml ");
+  // schedule lists its own formats (wide is its own); score the standard ones.
+  EXPECT_EQ(complete("orrery schedule -o \"\"", 3), "table wide json yaml ");
+  EXPECT_EQ(complete("orrery score -o \"\"", 3), "table json yaml ");
   EXPECT_EQ(complete("orrery sim --allow", 2), "--allow-large ");
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace orrery::json {
@@ -83,3 +84,40 @@ TEST(JsonItems, SyntaxErrorsNameTheirLine) {
 
 }  // namespace
 }  // namespace orrery::json
+
+TEST(JsonItems, ObjectMembersAndArrayElementsGiveSpansThatParseToTheValues) {
+  const std::string text =
+      " {\"Pod\": {\"metadata\": {\"name\": \"a\"}}, \"nodes\" : null,\n\"NodeNames\": [\"n1\", "
+      "\"n\\\"2\", {\"x\": [1, 2.5e3]}], \"k\\u0041\": true} ";
+  auto members = orrery::json::object_members(text);
+  ASSERT_TRUE(members);
+  ASSERT_EQ(members->size(), 4u);
+  const nlohmann::json whole = nlohmann::json::parse(text);
+  const char* keys[] = {"Pod", "nodes", "NodeNames"};
+  for (int i = 0; i < 3; ++i) {
+    const auto& m = (*members)[i];
+    EXPECT_EQ(m.key, keys[i]);
+    EXPECT_TRUE(m.plain);
+    EXPECT_EQ(nlohmann::json::parse(text.substr(m.value.begin, m.value.end - m.value.begin)),
+              whole[keys[i]]);
+  }
+  EXPECT_FALSE((*members)[3].plain) << "a key with escapes is not matched by name";
+  EXPECT_EQ((*members)[2].value.line, 2);
+  const auto& names = (*members)[2].value;
+  auto elements = orrery::json::array_elements(
+      std::string_view(text).substr(names.begin, names.end - names.begin));
+  ASSERT_TRUE(elements);
+  ASSERT_EQ(elements->size(), 3u);
+  const std::string arr = text.substr(names.begin, names.end - names.begin);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(nlohmann::json::parse(
+                  arr.substr((*elements)[i].begin, (*elements)[i].end - (*elements)[i].begin)),
+              whole["NodeNames"][i]);
+  EXPECT_FALSE(orrery::json::object_members("[1]"));
+  EXPECT_FALSE(orrery::json::array_elements("{}"));
+  EXPECT_TRUE(orrery::json::object_members("{}")->empty());
+  EXPECT_TRUE(orrery::json::array_elements(" [ ] ")->empty());
+  EXPECT_THROW(orrery::json::object_members("{\"a\": 1} x"), orrery::json::SyntaxError);
+  EXPECT_THROW(orrery::json::object_members("{\"a\": [1,}"), orrery::json::SyntaxError);
+  EXPECT_THROW(orrery::json::array_elements("[1 2]"), orrery::json::SyntaxError);
+}

@@ -12,7 +12,8 @@ TEST(PairedStats, TQuantileMatchesTables) {
   EXPECT_NEAR(t_quantile_975(1), 12.706, 1e-3);
   EXPECT_NEAR(t_quantile_975(9), 2.262, 1e-3);
   EXPECT_NEAR(t_quantile_975(19), 2.093, 1e-3);
-  // Beyond the table: t(40) = 2.021, t(60) = 2.000, t(120) = 1.980 (printed tables).
+  // t(40) = 2.021, t(60) = 2.000, t(120) = 1.980 (printed tables); the exact t(9) = 2.2621572.
+  EXPECT_NEAR(t_quantile_975(9), 2.2621571628, 1e-8);
   EXPECT_NEAR(t_quantile_975(40), 2.021, 1e-3);
   EXPECT_NEAR(t_quantile_975(60), 2.000, 1e-3);
   EXPECT_NEAR(t_quantile_975(120), 1.980, 1e-3);
@@ -20,11 +21,11 @@ TEST(PairedStats, TQuantileMatchesTables) {
 }
 
 TEST(PairedStats, MeanCiByHand) {
-  // 1, 2, 3, 4, 5: mean 3, sd sqrt(2.5), half = 2.776 * sqrt(2.5) / sqrt(5).
+  // 1, 2, 3, 4, 5: mean 3, sd sqrt(2.5), half = t(0.975, 4) * sqrt(2.5) / sqrt(5), t = 2.7764451.
   const MeanCi c = mean_ci95({1, 2, 3, 4, 5});
   EXPECT_EQ(c.n, 5u);
   EXPECT_DOUBLE_EQ(c.mean, 3.0);
-  EXPECT_NEAR(c.half, 2.776 * std::sqrt(2.5) / std::sqrt(5.0), 1e-9);
+  EXPECT_NEAR(c.half, 2.7764451052 * std::sqrt(2.5) / std::sqrt(5.0), 1e-9);
   EXPECT_TRUE(std::isnan(mean_ci95({7}).half));
   EXPECT_DOUBLE_EQ(mean_ci95({7}).mean, 7.0);
   EXPECT_TRUE(std::isnan(mean_ci95({}).mean));

@@ -167,7 +167,69 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) : options_(std::move(
 
 FakeApiServer::~FakeApiServer() { stop(); }
 
+std::string ChaosCounts::describe() const {
+  return "server_errors=" + std::to_string(server_errors) + " slow=" + std::to_string(slow) +
+         " bind_conflicts=" + std::to_string(bind_conflicts) +
+         " bind_replies_lost=" + std::to_string(bind_replies_lost) +
+         " evictions_throttled=" + std::to_string(evictions_throttled) +
+         " watch_drops=" + std::to_string(drops) + " in_stream_410=" + std::to_string(expiries) +
+         " compactions=" + std::to_string(compactions) + " http_410=" + std::to_string(gone_http);
+}
+
+void FakeApiServer::start_chaos(const ChaosOptions& options) {
+  stop_chaos();
+  {
+    std::lock_guard<std::mutex> lock(chaos_mu_);
+    chaos_ = options;
+    chaos_rng_ = Rng::derive(options.seed, "fake-apiserver-chaos");
+    chaos_on_ = true;
+  }
+  chaos_thread_ = std::thread([this] { chaos_loop(); });
+}
+
+void FakeApiServer::stop_chaos() {
+  {
+    std::lock_guard<std::mutex> lock(chaos_mu_);
+    chaos_on_ = false;
+  }
+  chaos_cv_.notify_all();
+  if (chaos_thread_.joinable()) chaos_thread_.join();
+}
+
+ChaosCounts FakeApiServer::chaos_counts() const {
+  std::lock_guard<std::mutex> lock(chaos_mu_);
+  return chaos_counts_;
+}
+
+bool FakeApiServer::chaos_draw(double ChaosOptions::*p) {
+  std::lock_guard<std::mutex> lock(chaos_mu_);
+  return chaos_on_ && chaos_.*p > 0 && chaos_rng_.bernoulli(chaos_.*p);
+}
+
+// Stream faults at exponentially distributed intervals.
+// Their own stream: the sequence of stream faults and their times depend on the seed alone.
+void FakeApiServer::chaos_loop() {
+  std::unique_lock<std::mutex> lock(chaos_mu_);
+  Rng rng = Rng::derive(chaos_.seed, "fake-apiserver-stream-faults");
+  while (chaos_on_) {
+    const double wait_ms = rng.exponential(1.0 / std::max(1, chaos_.mean_stream_fault_ms));
+    chaos_cv_.wait_for(lock, std::chrono::microseconds(static_cast<int64_t>(wait_ms * 1000)),
+                       [&] { return !chaos_on_; });
+    if (!chaos_on_) break;
+    const uint64_t fault = rng.below(3);
+    if (fault == 0) ++chaos_counts_.drops;
+    if (fault == 1) ++chaos_counts_.expiries;
+    if (fault == 2) ++chaos_counts_.compactions;
+    lock.unlock();
+    if (fault == 0) drop_watches();
+    if (fault == 1) expire_watches();
+    if (fault == 2) compact();
+    lock.lock();
+  }
+}
+
 void FakeApiServer::stop() {
+  stop_chaos();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
@@ -288,6 +350,17 @@ void FakeApiServer::set_bind_refusal(std::function<int(const std::string&, const
   bind_refusal_ = std::move(f);
 }
 
+void FakeApiServer::set_bind_refusal_message(
+    std::function<std::string(const std::string&, const std::string&)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bind_refusal_message_ = std::move(f);
+}
+
+void FakeApiServer::set_eviction_refusal(std::function<std::string(const std::string&)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  eviction_refusal_ = std::move(f);
+}
+
 void FakeApiServer::throttle_evictions(int count) {
   std::lock_guard<std::mutex> lock(mu_);
   throttled_evictions_ = count;
@@ -322,6 +395,23 @@ void FakeApiServer::routes() {
       hook = request_hook_;
     }
     if (hook) hook(req.method, req.path);
+    if (chaos_draw(&ChaosOptions::slow)) {
+      int ms;
+      {
+        std::lock_guard<std::mutex> lock(chaos_mu_);
+        ++chaos_counts_.slow;
+        ms = static_cast<int>(chaos_rng_.below(static_cast<uint64_t>(std::max(1, chaos_.slow_ms))));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    }
+    if (chaos_draw(&ChaosOptions::server_error)) {
+      {
+        std::lock_guard<std::mutex> lock(chaos_mu_);
+        ++chaos_counts_.server_errors;
+      }
+      fail(res, 500, "InternalError", "Internal error occurred: injected by the chaos mode (test)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (!options_.token.empty()) {
       if (req.get_header_value("Authorization") != "Bearer " + options_.token) {
         fail(res, 401, "Unauthorized", "Unauthorized");
@@ -421,7 +511,15 @@ void FakeApiServer::routes() {
         if (w->cursor < compacted_rv_) {
           const std::string msg = "too old resource version: " + rv + " (" +
                                   std::to_string(compacted_rv_) + ")";
-          if (options_.expired_watch_as_http) {
+          bool as_http = options_.expired_watch_as_http;
+          {
+            std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
+            if (chaos_on_) {
+              as_http = chaos_rng_.bernoulli(0.5);
+              if (as_http) ++chaos_counts_.gone_http;
+            }
+          }
+          if (as_http) {
             fail(res, 410, "Expired", msg);
             return;
           }
@@ -445,7 +543,9 @@ void FakeApiServer::routes() {
                   cut = true;
                   break;
                 }
-                if (expire_gen_ != w->expire_gen) {
+                // A watch that had not yet read events a compaction removed cannot go on (etcd:
+                // "required revision has been compacted").
+                if (expire_gen_ != w->expire_gen || w->cursor + 1 < compacted_rv_) {
                   out = JsonValue{{"type", "ERROR"},
                                   {"object", status(410, "Expired", "too old resource version")}}
                             .dump() +
@@ -640,6 +740,22 @@ void FakeApiServer::routes() {
                         std::string(req.matches[2]) + "\": refused by the test");
       }
     }
+    if (bind_refusal_message_) {
+      if (std::string why = bind_refusal_message_(key, node); !why.empty()) {
+        binds_.push_back({key, node, 409});
+        return fail(res, 409, "Conflict", why);
+      }
+    }
+    if (chaos_draw(&ChaosOptions::bind_conflict)) {
+      {
+        std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
+        ++chaos_counts_.bind_conflicts;
+      }
+      binds_.push_back({key, node, 409});
+      return fail(res, 409, "Conflict",
+                  "Operation cannot be fulfilled on pods/binding \"" + std::string(req.matches[2]) +
+                      "\": the object has been modified (chaos)");
+    }
     const std::string current = it->second["spec"].value("nodeName", "");
     if (!current.empty()) {
       binds_.push_back({key, node, 409});
@@ -652,7 +768,12 @@ void FakeApiServer::routes() {
       binds_.push_back({key, node, 409});
       return fail(res, 409, "Conflict", "Precondition failed: UID in precondition does not match");
     }
-    binds_.push_back({key, node, 201});
+    const bool lost = chaos_draw(&ChaosOptions::bind_reply_lost);
+    if (lost) {
+      std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
+      ++chaos_counts_.bind_replies_lost;
+    }
+    binds_.push_back({key, node, 201, lost});
     JsonValue old = it->second;
     JsonValue obj = old;
     obj["spec"]["nodeName"] = node;
@@ -663,6 +784,7 @@ void FakeApiServer::routes() {
       running["status"]["phase"] = "Running";
       store("pods", "MODIFIED", running, objects_["pods"][key]);
     }
+    if (lost) return fail(res, 500, "InternalError", "Internal error occurred: reply lost (chaos)");
     reply(res, 201, status(201, "", ""));
   });
   s.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction)", [this](const httplib::Request& req,
@@ -671,8 +793,19 @@ void FakeApiServer::routes() {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = objects_["pods"].find(key);
     if (it == objects_["pods"].end()) return fail(res, 404, "NotFound", "pod not found");
-    if (throttled_evictions_ > 0) {
+    if (eviction_refusal_) {
+      if (std::string why = eviction_refusal_(key); !why.empty())
+        return fail(res, 429, "TooManyRequests", why);
+    }
+    bool throttle = throttled_evictions_ > 0;
+    if (throttle) {
       --throttled_evictions_;
+    } else if (chaos_draw(&ChaosOptions::eviction_throttle)) {
+      throttle = true;
+      std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
+      ++chaos_counts_.evictions_throttled;
+    }
+    if (throttle) {
       return fail(res, 429, "TooManyRequests",
                   "Cannot evict pod as it would violate the pod's disruption budget.");
     }

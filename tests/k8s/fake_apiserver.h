@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/rng.h"
+
 namespace httplib {
 class Server;
 }
@@ -54,6 +56,29 @@ struct BindRecord {
   std::string pod;   // ns/name
   std::string node;
   int status;        // 201 or the refusal
+  bool reply_lost = false;  // applied (201), but the client was answered 500 (chaos)
+};
+
+// Chaos mode: faults injected at random from a seeded stream (the stream is fixed by the seed;
+// which request draws which number depends on thread timing, as it would on a real network).
+struct ChaosOptions {
+  uint64_t seed = 1;
+  double server_error = 0.02;       // a request is answered 500 before it is handled
+  double slow = 0.05;               // a request waits up to slow_ms before it is handled
+  int slow_ms = 300;
+  double bind_conflict = 0.05;      // a bind is refused with 409 Conflict
+  double bind_reply_lost = 0.02;    // a bind is applied and answered 500
+  double eviction_throttle = 0.25;  // an eviction is refused with 429
+  // Stream faults, one on average every this many ms, each one of: open watches dropped
+  // mid-stream, an in-stream ERROR 410 Expired, a compaction (a watch or continue from before
+  // it gets 410, as the HTTP status or in-stream, chosen at random per watch).
+  int mean_stream_fault_ms = 1500;
+};
+
+struct ChaosCounts {
+  int server_errors = 0, slow = 0, bind_conflicts = 0, bind_replies_lost = 0,
+      evictions_throttled = 0, drops = 0, expiries = 0, compactions = 0, gone_http = 0;
+  std::string describe() const;
 };
 
 class FakeApiServer {
@@ -80,8 +105,16 @@ class FakeApiServer {
   void block_watches(bool blocked);  // new watches are answered 503 while blocked
   // Called for each bind; a non-zero status refuses it with that status (e.g. 409).
   void set_bind_refusal(std::function<int(const std::string& pod, const std::string& node)> f);
+  // Called for each bind / eviction; a non-empty message refuses it with 409 Conflict / 429
+  // TooManyRequests carrying that message (the worlds' Refusals, framework/backend.h).
+  void set_bind_refusal_message(std::function<std::string(const std::string& pod, const std::string& node)> f);
+  void set_eviction_refusal(std::function<std::string(const std::string& pod)> f);
   void throttle_evictions(int count);  // the next `count` evictions get 429
   void set_request_hook(std::function<void(const std::string& method, const std::string& path)> f);
+  // Chaos mode (see ChaosOptions) until stop_chaos(); the counts of what was injected.
+  void start_chaos(const ChaosOptions& options);
+  void stop_chaos();
+  ChaosCounts chaos_counts() const;
 
   std::vector<BindRecord> binds() const;
   int open_watches() const { return open_watches_.load(); }
@@ -104,6 +137,8 @@ class FakeApiServer {
              std::optional<JsonValue> old);
   std::string key_of(const std::string& resource, const JsonValue& obj) const;
   void stamp(JsonValue& obj);
+  bool chaos_draw(double ChaosOptions::*p);  // a draw with that probability (false when off)
+  void chaos_loop();
 
   FakeApiServerOptions options_;
   std::unique_ptr<httplib::Server> server_;
@@ -122,12 +157,22 @@ class FakeApiServer {
   bool stopping_ = false;
   std::function<int(const std::string&, const std::string&)> bind_refusal_;
   int throttled_evictions_ = 0;
+  std::function<std::string(const std::string&, const std::string&)> bind_refusal_message_;
+  std::function<std::string(const std::string&)> eviction_refusal_;
   std::vector<BindRecord> binds_;
   std::map<std::string, int> request_counts_;
   std::function<void(const std::string&, const std::string&)> request_hook_;
   std::atomic<int> open_watches_{0};
   std::atomic<int> watch_requests_{0};
   std::atomic<int> list_requests_{0};
+
+  mutable std::mutex chaos_mu_;
+  std::condition_variable chaos_cv_;
+  bool chaos_on_ = false;
+  ChaosOptions chaos_;
+  Rng chaos_rng_;  // under chaos_mu_
+  ChaosCounts chaos_counts_;
+  std::thread chaos_thread_;
 };
 
 // A Node and a Pod as the API would hold them (for tests).

@@ -1,6 +1,10 @@
 // deploy/: the manifests parse, use known apiVersions and kinds, and the RBAC rules grant every
 // API call the client makes (k8s::all_api_calls) and nothing else; the Deployment runs two
-// replicas with leader election, non-root, read-only root filesystem.
+// replicas with leader election, non-root, read-only root filesystem. Every container of every
+// workload in deploy/ and deploy/carico/ is hardened (non-root, read-only root filesystem, no
+// privilege escalation, all capabilities dropped, seccomp RuntimeDefault), and the servers that
+// take network traffic (extender, aggregator) and the agents run TLS from Secrets mounted
+// read-only, readable by the container's user, never --insecure.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -20,13 +24,13 @@ std::vector<YAML::Node> load(const std::string& file) {
 }
 
 const std::map<std::string, std::set<std::string>> kKnown = {
-    {"v1", {"ServiceAccount", "ConfigMap", "Pod"}},
+    {"v1", {"ServiceAccount", "ConfigMap", "Pod", "Service"}},
     {"apps/v1", {"Deployment"}},
     {"rbac.authorization.k8s.io/v1", {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}},
 };
 
 TEST(Manifests, ParseWithKnownApiVersionsAndKinds) {
-  for (const char* f : {"rbac.yaml", "deployment.yaml", "example-pods.yaml"}) {
+  for (const char* f : {"rbac.yaml", "deployment.yaml", "example-pods.yaml", "extender.yaml"}) {
     auto docs = load(f);
     ASSERT_FALSE(docs.empty()) << f;
     for (const auto& d : docs) {
@@ -88,6 +92,116 @@ TEST(Manifests, DeploymentRunsTwoLeaderElectedNonRootReplicas) {
   for (size_t p = 0; (p = df.find("\nFROM debian", p)) != std::string::npos; ++p) ++froms;
   EXPECT_EQ(froms + (df.rfind("FROM debian", 0) == 0 ? 1 : 0), 2u) << "multi-stage, Debian";
   EXPECT_NE(df.find("USER 65532"), std::string::npos) << "non-root";
+}
+
+// Every workload (Deployment, DaemonSet) in deploy/ and deploy/carico/, with its file.
+std::vector<std::pair<std::string, YAML::Node>> workloads() {
+  std::vector<std::pair<std::string, YAML::Node>> out;
+  for (const char* f :
+       {"deployment.yaml", "extender.yaml", "carico/aggregator.yaml", "carico/agent.yaml"})
+    for (const auto& d : load(f)) {
+      const std::string kind = d["kind"].as<std::string>();
+      if (kind == "Deployment" || kind == "DaemonSet") out.push_back({f, d});
+    }
+  return out;
+}
+
+// A container setting, else the pod's.
+YAML::Node effective(const YAML::Node& pod, const YAML::Node& c, const std::string& key) {
+  if (c["securityContext"] && c["securityContext"][key]) return c["securityContext"][key];
+  if (pod["securityContext"] && pod["securityContext"][key]) return pod["securityContext"][key];
+  return YAML::Node();
+}
+
+TEST(Manifests, EveryContainerIsNonRootReadOnlyWithoutCapabilitiesUnderSeccomp) {
+  const auto all = workloads();
+  ASSERT_EQ(all.size(), 4u);
+  for (const auto& [file, w] : all) {
+    const YAML::Node pod = w["spec"]["template"]["spec"];
+    for (const auto& c : pod["containers"]) {
+      const std::string where = file + ": container " + c["name"].as<std::string>();
+      const YAML::Node sc = c["securityContext"];
+      ASSERT_TRUE(sc.IsDefined()) << where;
+      EXPECT_TRUE(sc["readOnlyRootFilesystem"] && sc["readOnlyRootFilesystem"].as<bool>()) << where;
+      EXPECT_TRUE(sc["allowPrivilegeEscalation"] && !sc["allowPrivilegeEscalation"].as<bool>())
+          << where;
+      EXPECT_FALSE(sc["privileged"] && sc["privileged"].as<bool>()) << where;
+      bool drops_all = false;
+      if (sc["capabilities"] && sc["capabilities"]["drop"])
+        for (const auto& d : sc["capabilities"]["drop"])
+          drops_all = drops_all || d.as<std::string>() == "ALL";
+      EXPECT_TRUE(drops_all) << where << ": capabilities.drop must hold ALL";
+      EXPECT_FALSE(sc["capabilities"] && sc["capabilities"]["add"])
+          << where << ": no capabilities added";
+      const YAML::Node non_root = effective(pod, c, "runAsNonRoot");
+      EXPECT_TRUE(non_root && non_root.as<bool>()) << where;
+      const YAML::Node uid = effective(pod, c, "runAsUser");
+      EXPECT_TRUE(uid && uid.as<int>() != 0) << where;
+      const YAML::Node seccomp = effective(pod, c, "seccompProfile");
+      EXPECT_TRUE(seccomp && seccomp["type"].as<std::string>() == "RuntimeDefault") << where;
+    }
+  }
+}
+
+// The flag's value in `args`, or "".
+std::string flag(const YAML::Node& args, const std::string& name) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i].as<std::string>() == name) return args[i + 1].as<std::string>();
+  return "";
+}
+
+TEST(Manifests, ServersAndAgentsRunTlsFromReadOnlySecretsTheirUserCanRead) {
+  int checked = 0;
+  for (const auto& [file, w] : workloads()) {
+    const YAML::Node pod = w["spec"]["template"]["spec"];
+    for (const auto& c : pod["containers"]) {
+      const YAML::Node args = c["args"];
+      const std::string where = file + ": container " + c["name"].as<std::string>();
+      for (const auto& a : args) EXPECT_NE(a.as<std::string>(), "--insecure") << where;
+      const std::string cmd = args[0].as<std::string>();
+      bool extender = false;
+      for (const auto& a : args) extender = extender || a.as<std::string>() == "--extender";
+      std::vector<std::string> files;
+      if (extender || cmd == "aggregator") {
+        files = {flag(args, "--tls-cert-file"), flag(args, "--tls-private-key-file"),
+                 flag(args, "--client-ca-file")};
+      } else if (cmd == "agent") {
+        files = {flag(args, "--ca-file"), flag(args, "--cert-file"), flag(args, "--key-file")};
+      } else {
+        continue;  // `serve` (no listener but /metrics) and others
+      }
+      ++checked;
+      for (const std::string& path : files) {
+        ASSERT_FALSE(path.empty()) << where << ": a TLS flag is missing";
+        // The mount that holds it: read-only, from a Secret, group-readable by fsGroup.
+        YAML::Node mount;
+        for (const auto& m : c["volumeMounts"]) {
+          const std::string mp = m["mountPath"].as<std::string>();
+          if (path.rfind(mp + "/", 0) == 0) mount.reset(m);
+        }
+        ASSERT_TRUE(mount.IsDefined()) << where << ": " << path << " is not on a mounted volume";
+        EXPECT_TRUE(mount["readOnly"] && mount["readOnly"].as<bool>()) << where << ": " << path;
+        YAML::Node vol;
+        for (const auto& v : pod["volumes"])
+          if (v["name"].as<std::string>() == mount["name"].as<std::string>()) vol.reset(v);
+        ASSERT_TRUE(vol.IsDefined() && vol["secret"].IsDefined())
+            << where << ": " << path << " not from a Secret";
+        const std::string mode =
+            vol["secret"]["defaultMode"] ? vol["secret"]["defaultMode"].as<std::string>() : "0644";
+        const bool world = mode == "0444" || mode == "0644";
+        const bool group = (mode == "0440" || mode == "0640") &&
+                           pod["securityContext"]["fsGroup"] &&
+                           pod["securityContext"]["fsGroup"].as<int>() ==
+                               effective(pod, c, "runAsGroup").as<int>();
+        EXPECT_TRUE(world || group) << where << ": " << path << " (mode " << mode
+                                    << ") is unreadable for the non-root user";
+        if (path.find(".key") != std::string::npos) {
+          EXPECT_FALSE(world) << where << ": private key " << path << " world-readable";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 3) << "extender, aggregator and agent";
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-// Property test: on small random clusters (with inter-pod affinity on a third of the pods), the
+// Property test: on small random clusters (with inter-pod affinity and explicit topology spread
+// constraints on a third of the pods each, claims bound to zonal CSI volumes under attach limits,
+// and some bound pods being deleted), the
 // default profile's per-node results
 // (Scheduler::evaluate: feasibility, reasons, every plugin's normalised score, weighted total)
 // equal a direct, node-by-node recomputation of upstream's formulas from the Node and Pod objects,
@@ -115,6 +117,92 @@ std::string random_cluster(Rng& rng, int* pending) {
     }
     return out;
   };
+  // Explicit topologySpreadConstraints: hard and soft, hostname / zone / disk keys, selectors on
+  // app (matchLabels, In, everything `{}`, none), matchLabelKeys, minDomains and both inclusion
+  // policies.
+  auto random_spread = [&]() {
+    static const char* kKeys[] = {"kubernetes.io/hostname", "topology.kubernetes.io/zone", "disk"};
+    static const char* kSelectors[] = {
+        ", labelSelector: {matchLabels: {app: a}}",
+        ", labelSelector: {matchExpressions: [{key: app, operator: In, values: [a, b]}]}",
+        ", labelSelector: {}", ""};
+    std::string out = "topologySpreadConstraints:\n";
+    const int n = 1 + static_cast<int>(rng.below(2));
+    for (int i = 0; i < n; ++i) {
+      const bool hard = rng.bernoulli(0.5);
+      const uint64_t sel = rng.below(4);
+      out += "- {maxSkew: " + std::to_string(1 + rng.below(3)) +
+             ", topologyKey: " + kKeys[rng.below(3)] +
+             ", whenUnsatisfiable: " + (hard ? "DoNotSchedule" : "ScheduleAnyway") +
+             kSelectors[sel];
+      if (hard && rng.bernoulli(0.3)) out += ", minDomains: " + std::to_string(1 + rng.below(4));
+      if (rng.bernoulli(0.3)) out += ", nodeAffinityPolicy: Ignore";
+      if (rng.bernoulli(0.3)) out += ", nodeTaintsPolicy: Honor";
+      if (sel != 3 && rng.bernoulli(0.25)) out += ", matchLabelKeys: [tier]";
+      out += "}\n";
+    }
+    return out;
+  };
+  // Volumes: PVs bound to claims (CSI drivers csi.a / csi.b, zone labels — some listing two zones
+  // — and zonal node affinity), an unbound claim of an Immediate class, CSINodes with attach
+  // limits on some nodes.
+  const int pvs = static_cast<int>(rng.below(6));
+  for (int i = 0; i < pvs; ++i) {
+    const std::string zone = "z" + std::to_string(rng.below(3));
+    std::string labels = "{}";
+    if (rng.bernoulli(0.5)) {
+      labels = "{topology.kubernetes.io/zone: " + zone +
+               (rng.bernoulli(0.3) ? "__z" + std::to_string(rng.below(3)) : "") + "}";
+    }
+    std::string affinity;
+    if (rng.bernoulli(0.4)) {
+      affinity =
+          "  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: "
+          "topology.kubernetes.io/zone, operator: In, values: [" +
+          zone + "]}]}]}}\n";
+    }
+    out += "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-" + std::to_string(i) +
+           ", labels: " + labels +
+           "}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n"
+           "  storageClassName: fast\n  claimRef: {namespace: default, name: claim-" +
+           std::to_string(i) + "}\n  csi: {driver: csi." + (rng.bernoulli(0.6) ? "a" : "b") +
+           ", volumeHandle: h-" + std::to_string(i) + "}\n" + affinity + "status: {phase: Bound}\n";
+    out += "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: claim-" +
+           std::to_string(i) +
+           ", namespace: default, annotations: {pv.kubernetes.io/bind-completed: \"yes\"}}\n"
+           "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, "
+           "storageClassName: fast, volumeName: pv-" +
+           std::to_string(i) + "}\nstatus: {phase: Bound}\n";
+  }
+  if (pvs > 0) {
+    out +=
+        "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\n"
+        "provisioner: csi.a\nvolumeBindingMode: Immediate\n";
+    out +=
+        "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: imm, namespace: "
+        "default}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: "
+        "1Gi}}, storageClassName: fast}\nstatus: {phase: Pending}\n";
+    for (int i = 0; i < nodes; ++i) {
+      if (!rng.bernoulli(0.5)) continue;
+      out += "---\napiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: node-" +
+             std::to_string(i) + "}\nspec:\n  drivers:\n  - {name: csi.a, nodeID: x, " +
+             "allocatable: {count: " + std::to_string(rng.below(3)) +
+             "}}\n  - {name: csi.b, nodeID: x" +
+             (rng.bernoulli(0.5) ? ", allocatable: {count: 1}" : "") + "}\n";
+    }
+  }
+  auto random_volumes = [&](bool bound) {
+    std::string v;
+    const int n = 1 + static_cast<int>(rng.below(2));
+    for (int i = 0; i < n; ++i) {
+      std::string claim = "claim-" + std::to_string(rng.below(pvs));
+      if (!bound && rng.bernoulli(0.08)) claim = "imm";
+      if (!bound && rng.bernoulli(0.05)) claim = "missing";
+      v += "- {name: v" + std::to_string(i) + ", persistentVolumeClaim: {claimName: " + claim +
+           "}}\n";
+    }
+    return "volumes:\n" + v;
+  };
   // Namespace objects in half of the clusters (team t1 / t2), none in the others.
   if (rng.bernoulli(0.5)) {
     out += "---\nkind: Namespace\nmetadata: {name: default, labels: {team: t1}}\n";
@@ -144,13 +232,17 @@ std::string random_cluster(Rng& rng, int* pending) {
           "[hdd]}]}}\n";
     }
     std::string meta;
+    if (!node.empty() && rng.bernoulli(0.1))  // being deleted: not counted by spreading
+      meta = "deletionTimestamp: \"2024-01-01T00:00:00Z\"\n";
     if (rng.bernoulli(0.6)) {
-      meta = "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs-" +
-             std::to_string(rng.below(2)) + ", controller: true}]\n";
+      meta += "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs-" +
+              std::to_string(rng.below(2)) + ", controller: true}]\n";
     }
     meta += "labels: {app: " + std::string(1, static_cast<char>('a' + rng.below(3))) + ", tier: t" +
             std::to_string(rng.below(2)) + "}";
     if (rng.bernoulli(0.35)) spec += random_pod_affinity();
+    if (rng.bernoulli(0.35)) spec += random_spread();
+    if (pvs > 0 && rng.bernoulli(0.4)) spec += random_volumes(!node.empty());
     std::string pod = pod_doc((rng.bernoulli(0.25) ? "other/" : "") + name, {req}, spec, meta);
     // Images (ImageLocality) and host ports (NodePorts) on the container "c0".
     static const char* kImages[] = {"app:v1", "db:v2", "big", "none:v9"};
@@ -179,7 +271,9 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
       "percentageOfNodesToScore: 100\nprofiles:\n- deterministic: true\n";
   int checked_nodes = 0, scheduled = 0, image_scores = 0, port_conflicts = 0;
-  int ipa_rejected = 0, ipa_scored = 0;  // nodes where InterPodAffinity decided or scored
+  int ipa_rejected = 0, ipa_scored = 0;       // nodes where InterPodAffinity decided or scored
+  int pts_rejected = 0, pts_scored = 0;       // and PodTopologySpread's own constraints
+  std::map<std::string, int> volume_reasons;  // rejections by the volume plugins
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Rng rng(seed);
     int pending = 0;
@@ -201,13 +295,23 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
           ASSERT_EQ(got.feasible, e.feasible);
           if (!got.feasible) {
             EXPECT_EQ(got.reasons, e.reasons);
-            port_conflicts += got.reasons.size() == 1 && got.reasons[0].find("free ports") !=
-                                                             std::string::npos;
+            port_conflicts +=
+                got.reasons.size() == 1 && got.reasons[0].find("free ports") != std::string::npos;
             ipa_rejected +=
                 e.reasons.size() == 1 && e.reasons[0].find("affinity rules") != std::string::npos;
+            for (const char* r : {"not found", "unbound immediate", "exceed max volume count",
+                                  "volume node affinity conflict", "no available volume zone"}) {
+              if (e.reasons.size() == 1 && e.reasons[0].find(r) != std::string::npos)
+                ++volume_reasons[r];
+            }
+            pts_rejected += e.reasons.size() == 1 &&
+                            e.reasons[0].find("spread constraints") != std::string::npos;
             continue;
           }
           ipa_scored += e.scores.at("InterPodAffinity") > 0;
+          pts_scored += !pod.spec->topology_spread.empty() &&
+                        e.scores.at("PodTopologySpread") > 0 &&
+                        e.scores.at("PodTopologySpread") < 100;
           std::map<std::string, int64_t> scores(got.scores.begin(), got.scores.end());
           image_scores += scores["ImageLocality"] > 0;
           EXPECT_EQ(scores, e.scores);
@@ -242,10 +346,18 @@ TEST(BruteForce, DefaultProfileMatchesDirectRecomputation) {
   EXPECT_GT(port_conflicts, 10);  // and NodePorts
   EXPECT_GT(ipa_rejected, 100);   // and InterPodAffinity
   EXPECT_GT(ipa_scored, 100);
+  EXPECT_GT(pts_rejected, 50);  // and explicit topology spread constraints
+  EXPECT_GT(pts_scored, 50);
+  for (const char* r : {"not found", "unbound immediate", "exceed max volume count",
+                        "volume node affinity conflict", "no available volume zone"}) {
+    EXPECT_GT(volume_reasons[r], 5) << r;  // and each volume plugin's rejection
+    std::printf("%s: %d\n", r, volume_reasons[r]);
+  }
   std::printf(
       "checked %d nodes, %d scheduled: %d ImageLocality scores > 0, %d port conflicts, "
-      "InterPodAffinity rejected %d and scored %d\n",
-      checked_nodes, scheduled, image_scores, port_conflicts, ipa_rejected, ipa_scored);
+      "InterPodAffinity rejected %d and scored %d, PodTopologySpread rejected %d and scored %d\n",
+      checked_nodes, scheduled, image_scores, port_conflicts, ipa_rejected, ipa_scored,
+      pts_rejected, pts_scored);
 }
 
 }  // namespace

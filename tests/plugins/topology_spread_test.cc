@@ -54,6 +54,25 @@ TEST(PodTopologySpread, HardSkewAndMissingLabel) {
   EXPECT_EQ(loose.feasible("p"), (std::set<std::string>{"a", "b", "x", "y"}));
 }
 
+// metav1.LabelSelectorAsSelector, which filterTopologySpreadConstraints applies: an absent
+// labelSelector is labels.Nothing() (no pod counts, not even the incoming one), `{}` is
+// labels.Everything() (every pod of the namespace counts). orrery took `{}` as Nothing before the
+// brute-force property test covered explicit constraints.
+TEST(PodTopologySpread, EmptySelectorSelectsEverythingAbsentSelectsNothing) {
+  auto hard = [](const std::string& selector) {
+    return spread("- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule" + selector +
+                  "}\n");
+  };
+  // `{}`: zone1 holds 2 pods, zone2 1; zone1 gives 2 + 1 - 1 = 2 > 1 even for a pod without
+  // labels (it matches Everything, itself included).
+  Harness all(four_nodes() + pod_doc("p", {""}, hard(", labelSelector: {}")), config_with({kPts}));
+  EXPECT_EQ(all.feasible("p"), (std::set<std::string>{"x", "y"}));
+  // Absent: nothing is counted, every labelled node passes; z still lacks the key.
+  Harness none(four_nodes() + pod_doc("p", {""}, hard(""), "labels: {app: web}"),
+               config_with({kPts}));
+  EXPECT_EQ(none.feasible("p"), (std::set<std::string>{"a", "b", "x", "y"}));
+}
+
 TEST(PodTopologySpread, SelfMatchAndOtherNamespaces) {
   // The incoming pod does not match its own selector: skew 2 + 0 - 1 = 1 is fine everywhere.
   Harness h(four_nodes() + pod_doc("p", {""}, spread(zone_hard(1))) +

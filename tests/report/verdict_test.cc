@@ -252,5 +252,33 @@ TEST(Verdict, BestMarkedDifferencesAgainstTheBaselineAndOneReadingPerMetric) {
   EXPECT_NE(setup_text.find("Sencillo Biggest Edge node First"), std::string::npos);
 }
 
+// Issue 13: the packer's plans appear in the report, with their steps in order and their outcome,
+// read from a real run of the fragmentation scenario (two moves free room for two pods).
+TEST(PlansSection, ThePackersPlanIsListedWithItsStepsAndOutcome) {
+  Scratch s("plans");
+  const Json sum = run_into(s.path("opt"), "", "scenarios/optpack/fragmentation.yaml");
+  const Json& history = sum["scheduler"]["optpack"]["plan_history"];
+  ASSERT_EQ(history.size(), 1u);
+  ASSERT_EQ(history[0]["steps"].size(), 8u);
+  const std::string html_path = s.path("report.html");
+  write_run_report({s.path("opt")}, html_path);
+  const std::string html = slurp(html_path);
+  ASSERT_NE(html.find(">Plans<"), std::string::npos);
+  EXPECT_NE(html.find(">optpack-1<"), std::string::npos);
+  EXPECT_NE(html.find(">completed<"), std::string::npos);
+  // The first step as the summary has it, and the 8 steps cut to the shown maximum ("… and N").
+  const Json& first = history[0]["steps"][0];
+  const std::string pod = first["pod"].get<std::string>();
+  const std::string step = first["action"].get<std::string>() + " " +
+                           pod.substr(pod.find('/') + 1) + " from " +
+                           first["node"].get<std::string>();
+  EXPECT_NE(html.find(step), std::string::npos) << step;
+  EXPECT_EQ(html.find("more plans are not shown"), std::string::npos);
+  // A run without plans (the demo under kube-default) has no Plans section.
+  run_into(s.path("demo"), "kube-default");
+  write_run_report({s.path("demo")}, s.path("demo.html"));
+  EXPECT_EQ(slurp(s.path("demo.html")).find(">Plans<"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace orrery::report

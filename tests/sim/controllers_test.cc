@@ -114,6 +114,39 @@ TEST(ReplicaSet, ScaleDownPrefersDoubledUpThenNewestPods) {
   EXPECT_EQ(names, (std::vector<std::string>{"web-0", "web-2"}));
 }
 
+// Upstream's LogarithmicScaleDown (controller_utils.go logarithmicRankDiff): pods started in
+// the same power-of-two age bucket are ordered by UID, not by start time; a younger bucket still
+// goes first. web-0 and web-1 start at 0 s and 1 s, web-2 at 100 s; at 130 s their ages are 130,
+// 129 s (both in bucket floor(log2(age in ns)) = 36) and 30 s (bucket 34).
+TEST(ReplicaSet, LogarithmicScaleDownOrdersPodsOfOneAgeBucketByUid) {
+  auto left_after = [](ScaleDownOrder order, uint64_t seed) {
+    Bench b;
+    ReplicaSet rs(b.sim, "web", tmpl(), 1, seed);
+    rs.set_scale_down_order(order);
+    b.loop.run_until(kSecond);
+    rs.set_replicas(2);
+    b.loop.run_until(100 * kSecond);
+    rs.set_replicas(3);
+    b.loop.run_until(130 * kSecond);
+    rs.set_replicas(2);
+    b.loop.run_until(131 * kSecond);
+    std::vector<std::string> names;
+    for (PodId p : rs.active_pods()) names.push_back(b.sim.state().pod(p).name);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"web-0", "web-1"}));  // the young bucket first
+    rs.set_replicas(1);
+    b.loop.run_until(132 * kSecond);
+    return b.sim.state().pod(rs.active_pods().at(0)).name;
+  };
+  int kept_newer = 0;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    EXPECT_EQ(left_after(ScaleDownOrder::kExact, seed), "web-0");  // the newest goes
+    kept_newer += left_after(ScaleDownOrder::kLogarithmic, seed) == "web-1";
+  }
+  EXPECT_GT(kept_newer, 0);   // the UID order keeps the newer pod on some seeds
+  EXPECT_LT(kept_newer, 16);  // and the older one on others
+}
+
 TEST(ReplicaSet, AdoptsPodsCreatedWithItsOwnerRef) {
   Bench b;
   ReplicaSet rs(b.sim, "web", tmpl(), 2, 1);

@@ -122,6 +122,22 @@ TEST(Scenario, DurationDefaultsToTheDemandCycles) {
   EXPECT_EQ(s.duration, 360 * kSecond);
 }
 
+TEST(Scenario, DeploymentScaleDownOrder) {
+  const std::string head = "cluster: {nodes: [{name: a, cpu: 1}]}\nduration: 1s\nworkloads:\n";
+  EXPECT_EQ(parse_scenario(head + "- deployment: {name: x}\n", "s.yaml", "")
+                .deployments.at(0)
+                .scale_down_order,
+            ScaleDownOrder::kExact);
+  EXPECT_EQ(
+      parse_scenario(head + "- deployment: {name: x, scaleDownOrder: logarithmic}\n", "s.yaml", "")
+          .deployments.at(0)
+          .scale_down_order,
+      ScaleDownOrder::kLogarithmic);
+  EXPECT_EQ(error_of(head + "- deployment: {name: x, scaleDownOrder: random}\n"),
+            "s.yaml:4: workloads[0].deployment.scaleDownOrder: expected exact or logarithmic, got "
+            "\"random\"");
+}
+
 TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- deployment: {name: x, "
                      "replicas: many}\nduration: 1s\n"),

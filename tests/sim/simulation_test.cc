@@ -165,6 +165,67 @@ workloads:
   EXPECT_NEAR(s["pods"]["pending_p50_s"].get<double>(), 0.3, 1e-9);
 }
 
+// A filter that rejects every node until a timer opens it; opening releases a momentary capacity
+// reservation, as CARICO's plugin does when a report makes a node usable: no cluster event.
+class Gate : public fw::Plugin, public fw::TimerTarget {
+ public:
+  Gate(fw::Runtime& rt, Time open_at) : rt_(rt) { rt.clock.at(open_at, this, 0); }
+  std::string_view name() const override { return "Gate"; }
+  uint32_t extension_points() const override { return fw::kFilter; }
+  size_t filter(const fw::CycleContext&, NodeId* nodes, size_t n, fw::Rejections& rej) override {
+    if (open_) return n;
+    for (size_t i = 0; i < n; ++i) rej.add(nodes[i], 0, 0, false);
+    return 0;
+  }
+  void describe(const ClusterState&, const fw::Rejection&,
+                std::vector<std::string>* r) const override {
+    r->push_back("gate closed");
+  }
+  void on_timer(uint64_t) override {
+    open_ = true;
+    fw::Reservation r;
+    r.kind = fw::ReservationKind::kCapacity;
+    r.node = rt_.backend.state().nodes().front();
+    rt_.reservations.remove(rt_.reservations.add(r));
+  }
+
+ private:
+  fw::Runtime& rt_;
+  bool open_ = false;
+};
+
+// The pod rejected by the closed gate is retried when the reservation goes, not at the
+// unschedulable flush five minutes later (the simulator's driver woke only on cluster events).
+TEST(Simulation, AReleasedReservationWakesTheScheduler) {
+  fw::PolicyRegistry reg = registry();
+  reg.add("gated", "test: a gate opening at 10 s, then fitall", [](fw::PolicyContext& ctx) {
+    auto prof = std::make_unique<fw::Profile>();
+    prof->add(std::make_unique<Gate>(ctx.runtime, 10 * kSecond), fw::kFilter, 1);
+    prof->add(std::make_unique<testing::FitAll>(), fw::kFilter | fw::kScore, 1);
+    std::vector<std::unique_ptr<fw::Profile>> profiles;
+    profiles.push_back(std::move(prof));
+    fw::SchedulerOptions opt;
+    opt.seed = ctx.seed;
+    return std::make_unique<fw::SchedulerDriver>(ctx, std::move(profiles), opt,
+                                                 fw::DecisionLatency{});
+  });
+  const char* text = R"(
+scheduler: gated
+cluster: {nodes: [{name: n, cpu: 4, memory: 4Gi}]}
+workloads:
+- job: {name: j, completions: 1, requests: {cpu: 1}, work: 1s}
+)";
+  Scenario sc = parse_scenario(text, "s.yaml", "");
+  RunOptions opt;
+  opt.wall_clock = false;
+  Simulation sim(sc, reg, opt);
+  sim.run();
+  ASSERT_EQ(sim.jobs().records().size(), 1u);
+  const Time finish = sim.jobs().records()[0].finish;
+  EXPECT_GE(finish, 11 * kSecond);  // bound no earlier than the gate opened, then 1 s of work
+  EXPECT_LT(finish, 25 * kSecond) << "the pod waited for the unschedulable flush";
+}
+
 TEST(Simulation, UnschedulableWorkStopsAsIncomplete) {
   const char* text = R"(
 scheduler: fitall

@@ -124,8 +124,10 @@ void PodTopologySpread::compile(const fw::CycleContext& cycle, SpreadWhenUnsatis
       c.labels = &t.selector;
       for (StrId k : t.match_label_keys)
         if (auto v = spec.labels.get(k)) c.label_values.emplace_back(k, *v);
-      c.counts_nothing = t.selector.match_labels.empty() && t.selector.match_expressions.empty() &&
-                         c.label_values.empty();
+      // An absent labelSelector selects nothing; `{}` every pod (LabelSelectorAsSelector).
+      // matchLabelKeys values merged into Nothing give a selector of those labels alone
+      // (mergeLabelSetWithSelector), which the API server forbids anyway.
+      c.counts_nothing = !t.selector_set && c.label_values.empty();
       c.self_match = !c.counts_nothing && c.labels->matches(spec.labels);
       for (const auto& [k, v] : c.label_values)
         c.self_match = c.self_match && spec.labels.get(k) == v;

@@ -79,7 +79,7 @@ class PodTopologySpread : public fw::Plugin {
     const LabelSelector* labels = nullptr;
     std::vector<std::pair<StrId, StrId>> label_values;
     bool by_owner = false;
-    bool counts_nothing = false;  // empty selector: upstream counts no pods
+    bool counts_nothing = false;  // no labelSelector: upstream counts no pods
     bool self_match = false;      // the selector matches the incoming pod
   };
   enum Code : uint16_t { kMissingLabel = 0, kSkew = 1 };

@@ -1,5 +1,7 @@
 #include "policies/carico/agent.h"
 
+#include <algorithm>
+
 #include "policies/carico/capacity.h"
 
 namespace orrery::carico {
@@ -19,6 +21,8 @@ void NodeAgent::churn(double now_s) {
 
 std::optional<AgentReport> NodeAgent::poll(double now_s, std::optional<RawSample> sample,
                                            int pods, std::string* skipped) {
+  // A clock that went backwards must not stretch an open churn window by the jump.
+  churn_until_ = std::min(churn_until_, now_s + opt_.churn_window_s);
   std::string why;
   if (sample && !plausible(*sample, &why)) sample.reset();
   if (sample && sample->pods >= 0) pods = sample->pods;

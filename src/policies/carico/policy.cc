@@ -5,8 +5,10 @@
 #include "core/distribution.h"
 #include "core/error.h"
 #include "framework/telemetry.h"
+#include "net/transport_security.h"
 #include "policies/carico/plugin.h"
 #include "policies/carico/rpc/aggregator_feed.h"
+#include "policies/carico/rpc/processes.h"
 #include "policies/carico/sim_agents.h"
 #include "policies/kube/policies.h"
 
@@ -18,23 +20,42 @@ struct CaricoArgs {
   Time stale_after = 3 * kSecond;
   std::string aggregator;
   Time poll_interval = 500 * kMs;
+  rpc::ClientTls tls;     // ca_file, cert_file, key_file
+  bool insecure = false;  // plaintext to a non-loopback aggregator
 };
 
 CaricoArgs parse_args(const yaml::Ctx& c) {
   CaricoArgs a;
   if (!c.defined()) return a;
   c.expect_map();
-  static const char* const kKeys[] = {"hz", "batch", "rank", "forget", "global_weight",
-                                      "churn_window", "report_delay", "stale_after",
-                                      "prior_pods", "idle_cpu", "idle_mem", "noise",
-                                      "aggregator", "poll_interval"};
+  static const char* const kKeys[] = {"hz",
+                                      "batch",
+                                      "rank",
+                                      "forget",
+                                      "global_weight",
+                                      "churn_window",
+                                      "report_delay",
+                                      "stale_after",
+                                      "prior_pods",
+                                      "idle_cpu",
+                                      "idle_mem",
+                                      "noise",
+                                      "aggregator",
+                                      "poll_interval",
+                                      "ca_file",
+                                      "cert_file",
+                                      "key_file",
+                                      "insecure",
+                                      "aggregator_outages"};
   for (const std::string& k : c.keys()) {
     bool known = false;
     for (const char* kk : kKeys) known = known || k == kk;
     if (!known)
-      c.child(k).fail("unknown field (expected hz, batch, rank, forget, global_weight, "
-                      "churn_window, report_delay, stale_after, prior_pods, idle_cpu, idle_mem, "
-                      "noise, aggregator, poll_interval)");
+      c.child(k).fail(
+          "unknown field (expected hz, batch, rank, forget, global_weight, "
+          "churn_window, report_delay, stale_after, prior_pods, idle_cpu, idle_mem, "
+          "noise, aggregator, poll_interval, ca_file, cert_file, key_file, "
+          "insecure, aggregator_outages)");
   }
   AgentOptions& ag = a.sim.agent;
   auto num = [&](const char* k, double def, double lo, double hi) {
@@ -56,7 +77,23 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   if (c.has("report_delay")) a.sim.report_delay = parse_duration(c.child("report_delay"));
   if (c.has("stale_after")) a.stale_after = parse_duration(c.child("stale_after"));
   if (c.has("poll_interval")) a.poll_interval = parse_duration(c.child("poll_interval"));
+  if (c.has("aggregator_outages")) {
+    const yaml::Ctx list = c.child("aggregator_outages");
+    list.expect_seq();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const yaml::Ctx o = list.item(i);
+      o.expect_map();
+      if (!o.has("from") || !o.has("to")) o.fail("expected {from: DURATION, to: DURATION}");
+      AggregatorOutage out{parse_duration(o.child("from")), parse_duration(o.child("to"))};
+      if (out.to <= out.from) o.child("to").fail("expected a time after from");
+      a.sim.aggregator_outages.push_back(out);
+    }
+  }
   a.aggregator = c.str_or("aggregator", "");
+  a.tls.ca_file = c.str_or("ca_file", "");
+  a.tls.cert_file = c.str_or("cert_file", "");
+  a.tls.key_file = c.str_or("key_file", "");
+  a.insecure = c.bool_or("insecure", false);
   return a;
 }
 
@@ -96,8 +133,13 @@ class CaricoPolicy : public fw::Component {
   }
   void finish(Json* summary) override {
     driver_->finish(summary);
-    if (auto* s = dynamic_cast<SimulatedAgents*>(feed_.get()))
+    if (auto* s = dynamic_cast<SimulatedAgents*>(feed_.get())) {
       (*summary)["carico_merges"] = s->aggregator().merges();
+      if (s->aggregator_restarts() + s->lost_reports() > 0) {
+        (*summary)["carico_aggregator_restarts"] = s->aggregator_restarts();
+        (*summary)["carico_reports_lost"] = s->lost_reports();
+      }
+    }
   }
 
  private:
@@ -120,8 +162,11 @@ std::unique_ptr<fw::Component> make_policy(fw::PolicyContext& ctx) {
   std::unique_ptr<CapacityFeed> own;
   if (!rt.services.find<CapacityFeed>()) {
     if (!args.aggregator.empty()) {
+      const std::string host = rpc::split_host_port(args.aggregator, "carico.aggregator").first;
+      net::check_client_plaintext("CARICO capacity feed", "carico.aggregator", host,
+                                  args.tls.enabled(), args.insecure);
       own = std::make_unique<rpc::AggregatorFeed>(rt.clock, args.aggregator, rt.backend.state(),
-                                                  args.poll_interval);
+                                                  args.poll_interval, args.tls);
     } else if (auto* tel = rt.services.find<fw::NodeTelemetry>()) {
       own = std::make_unique<SimulatedAgents>(rt, *tel, args.sim, ctx.seed);
     } else {

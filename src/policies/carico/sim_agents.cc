@@ -32,7 +32,7 @@ SimulatedAgents::SimulatedAgents(fw::Runtime& rt, const fw::NodeTelemetry& telem
       tel_(telemetry),
       opt_(options),
       seed_(seed),
-      agg_(options.agent.rank),
+      agg_(std::make_unique<AggregatorCore>(options.agent.rank)),
       period_(std::max<Time>(1, static_cast<Time>(std::llround(1e6 / options.agent.hz)))) {
   rt_.backend.add_listener(this);
 }
@@ -65,12 +65,28 @@ void SimulatedAgents::poll() {
     }
     const auto report = p->agent.poll(now_s, s, s ? s->pods : -1);
     if (!report) continue;
+    if (aggregator_down(now)) {
+      ++lost_reports_;
+      continue;
+    }
     const NodeStatus status{report->pod_capacity, report->capacity, report->pods};
-    p->agent.set_global(agg_.submit(st.node(n).name, report->local, status, now_s));
-    agg_.drain(now_s);
+    p->agent.set_global(agg_->submit(st.node(n).name, report->local, status, now_s));
+    agg_->drain(now_s);
     pending_.push_back({now + opt_.report_delay, n, status, now});
     rt_.clock.at(now + opt_.report_delay, this, kDeliver);
   }
+}
+
+bool SimulatedAgents::aggregator_down(Time now) {
+  bool down = false;
+  for (const AggregatorOutage& o : opt_.aggregator_outages)
+    down = down || (now >= o.from && now < o.to);
+  if (was_down_ && !down) {
+    agg_ = std::make_unique<AggregatorCore>(opt_.agent.rank);  // restarted empty
+    ++restarts_;
+  }
+  was_down_ = down;
+  return down;
 }
 
 void SimulatedAgents::on_timer(uint64_t tag) {
@@ -83,6 +99,10 @@ void SimulatedAgents::on_timer(uint64_t tag) {
   while (!pending_.empty() && pending_.front().at <= now) {
     const Pending d = pending_.front();
     pending_.pop_front();
+    if (aggregator_down(now)) {  // died with the report in flight
+      ++lost_reports_;
+      continue;
+    }
     PerNode* p = ensure(d.node);
     p->delivered = d.status;
     p->reported_at = d.made;

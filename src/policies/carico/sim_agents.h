@@ -43,10 +43,21 @@ class NodeTelemetrySource : public TelemetrySource {
   double last_t_ = -1, last_cpu_ = 0, last_stall_ = 0;
 };
 
+// A fault: the aggregator is down during [from, to). Agents keep polling and serving their
+// local model; their submits fail and their reports are lost (not buffered: only a node's
+// latest report matters, and an old one replayed late would look fresh). The scheduler's
+// reports go stale and CaricoCapacity filters the nodes as stale (pods wait Pending). At `to`
+// the aggregator restarts empty (no global subspace) and agents re-register on their next
+// report, as a restarted `orrery aggregator` does.
+struct AggregatorOutage {
+  Time from = 0, to = 0;
+};
+
 struct SimAgentOptions {
   AgentOptions agent;
   Time report_delay = 50 * kMs;
   double idle_cpu = 0.03, idle_mem = 0.10, noise = 0.005;
+  std::vector<AggregatorOutage> aggregator_outages;
 };
 
 class SimulatedAgents : public CapacityFeed, public fw::TimerTarget, public fw::EventListener {
@@ -61,7 +72,10 @@ class SimulatedAgents : public CapacityFeed, public fw::TimerTarget, public fw::
   void on_timer(uint64_t tag) override;
   void on_event(const fw::ClusterEvent& e) override;
 
-  const AggregatorCore& aggregator() const { return agg_; }
+  const AggregatorCore& aggregator() const { return *agg_; }
+  // Reports lost to aggregator outages, and aggregator restarts.
+  uint64_t lost_reports() const { return lost_reports_; }
+  uint64_t aggregator_restarts() const { return restarts_; }
   const NodeAgent* agent(NodeId node) const {
     return node < nodes_.size() && nodes_[node] ? &nodes_[node]->agent : nullptr;
   }
@@ -85,12 +99,15 @@ class SimulatedAgents : public CapacityFeed, public fw::TimerTarget, public fw::
   };
   PerNode* ensure(NodeId node);
   void poll();
+  bool aggregator_down(Time now);  // restarts the aggregator when an outage has ended
 
   fw::Runtime& rt_;
   const fw::NodeTelemetry& tel_;
   SimAgentOptions opt_;
   uint64_t seed_;
-  AggregatorCore agg_;
+  std::unique_ptr<AggregatorCore> agg_;
+  bool was_down_ = false;
+  uint64_t lost_reports_ = 0, restarts_ = 0;
   std::vector<std::unique_ptr<PerNode>> nodes_;
   std::deque<Pending> pending_;
   Time period_;

@@ -58,6 +58,14 @@ void MeghaSim::start() {
   // Arrivals are chained in (arrival, trace order) so the heap holds one at a time.
   const sim::Time first = w_.trace->jobs[w_.arrival_order[0]].arrival;
   for (uint32_t lm = 0; lm < lms_; ++lm) {
+    if (p_.quirks.early_first_heartbeat) {
+      // Every LM's first beat at the first arrival - 50 ms. Before time 0 (a trace starting
+      // earlier than 50 ms) that beat would carry nothing, so the next one is the first.
+      sim::Time t0 = first - kReferenceHeartbeatLead;
+      if (t0 < 0) t0 += next_beat();
+      loop_.at(t0, this, kHeartbeat, lm);
+      continue;
+    }
     const sim::Time offset =
         p_.aligned_heartbeats ? 0 : static_cast<sim::Time>(beat_rng_.below(p_.heartbeat));
     loop_.at(first + offset, this, kHeartbeat, lm);
@@ -93,7 +101,7 @@ bool MeghaSim::place(uint32_t gm, uint32_t task) {
 
 void MeghaSim::send_verify(uint32_t task, uint32_t slot) {
   ++n_.verify_requests;
-  loop_.after(p_.network_delay, this, kVerify, task, slot);
+  send(gm_of(task), lm_id(lm_of(slot)), kVerify, task, slot);
 }
 
 void MeghaSim::offer(uint32_t gm, uint32_t slot) {
@@ -164,28 +172,38 @@ void MeghaSim::apply_delta(uint32_t gm, uint32_t lm, uint32_t delta) {
   free_deltas_.push_back(delta);
 }
 
+void MeghaSim::arrive(uint32_t j) {
+  const sim::TraceJob& job = w_.trace->jobs[j];
+  rec_.job_arrived(j);
+  const uint32_t gm = job_gm_[j];
+  for (uint32_t i = 0; i < job.num_tasks; ++i) {
+    const uint32_t task = job.first_task + i;
+    if (!w_.runnable[task]) continue;
+    if (!place(gm, task)) {
+      waiting_[gm].push_back(task, w_.task_constraints[task]);
+      ++n_.queued;
+    }
+  }
+}
+
 void MeghaSim::handle(const sim::Event& e) {
   const sim::Time now = loop_.now();
+  if (faults_ && held(e)) return;
   switch (e.kind) {
     case kJobArrival: {
       const sim::Trace& t = *w_.trace;
       const size_t pos = e.a;  // position in arrival order
       const uint32_t j = w_.arrival_order[pos];
-      const sim::TraceJob& job = t.jobs[j];
-      rec_.job_arrived(j);
-      const uint32_t gm = job_gm_[j];
-      for (uint32_t i = 0; i < job.num_tasks; ++i) {
-        const uint32_t task = job.first_task + i;
-        if (!w_.runnable[task]) continue;
-        if (!place(gm, task)) {
-          waiting_[gm].push_back(task, w_.task_constraints[task]);
-          ++n_.queued;
-        }
+      if (faults_ && faults_->down(job_gm_[j])) {  // the client resubmits when the GM is back
+        loop_.at(faults_->up_at(job_gm_[j]), this, kJobSubmit, j);
+      } else {
+        arrive(j);
       }
       if (pos + 1 < w_.arrival_order.size())
         loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
       break;
     }
+    case kJobSubmit: arrive(static_cast<uint32_t>(e.a)); break;
     case kVerify: {  // at the LM
       const auto task = static_cast<uint32_t>(e.a);
       const auto slot = static_cast<uint32_t>(e.b);
@@ -195,13 +213,24 @@ void MeghaSim::handle(const sim::Event& e) {
         mark_changed(slot, gm);
         clear_bit(dirty(gm), slot);  // gm knows; see the header
         ++n_.launches;
-        loop_.after(p_.network_delay, this, kLaunch, task, slot);
+        if (faults_) slot_task_[slot] = task;
+        send(lm_id(lm_of(slot)), faults_ ? faults_->workers_of(lm_of(slot)) : 0, kLaunch, task,
+             slot);
       } else {
         ++n_.inconsistencies;
         const uint32_t grp = group_of(slot);
         if (grp % gms_ == gm) ++n_.inconsistencies_internal;
-        const uint32_t delta = take_delta(grp / gms_, gm);
-        loop_.after(p_.network_delay, this, kReject, task, pack(delta, slot));
+        uint32_t delta = take_delta(grp / gms_, gm);
+        if (p_.quirks.drop_rejection_state && delta != kNoDelta) {
+          free_deltas_.push_back(delta);  // taken (the changes are lost to gm) but not sent
+          delta = kNoDelta;
+        }
+        // With faults, gm may map a worker its own task still holds: the task's completion
+        // reached gm before it reached this LM (two links). gm learns of the worker's release
+        // from nobody then (§4.4 keeps it out of gm's deltas), so this LM reports it after all.
+        if (faults_ && slot_task_[slot] != kNoTask && gm_of(slot_task_[slot]) == gm)
+          report_release_[slot] = 1;
+        send(lm_id(grp / gms_), gm, kReject, task, pack(delta, slot));
       }
       break;
     }
@@ -231,7 +260,13 @@ void MeghaSim::handle(const sim::Event& e) {
     }
     case kTaskEnd:
       rec_.task_ended(now);
-      loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+      if (!faults_) {
+        loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+      } else {  // two messages, on two links
+        const uint32_t lm = lm_of(static_cast<uint32_t>(e.b));
+        send(faults_->workers_of(lm), lm_id(lm), kCompletion, e.a, e.b);
+        send(faults_->workers_of(lm), gm_of(static_cast<uint32_t>(e.a)), kCompletionGm, e.a, e.b);
+      }
       break;
     case kCompletion: {  // the worker's message reaches its LM and the task's GM
       const auto task = static_cast<uint32_t>(e.a);
@@ -240,18 +275,33 @@ void MeghaSim::handle(const sim::Event& e) {
       ++n_.completions;
       set_bit(truth_.data(), slot);
       mark_changed(slot, gm);  // §4.4: not reported to gm by status updates
+      if (faults_) {           // the LM's part only; the GM's is kCompletionGm
+        slot_task_[slot] = kNoTask;
+        if (report_release_[slot]) set_bit(dirty(gm), slot);  // see kVerify
+        report_release_[slot] = 0;
+        break;
+      }
       rec_.task_reported(task_job_[task], now);
       offer(gm, slot);
       break;
     }
+    case kCompletionGm: {
+      const auto task = static_cast<uint32_t>(e.a);
+      rec_.task_reported(task_job_[task], now);
+      offer(gm_of(task), static_cast<uint32_t>(e.b));
+      break;
+    }
+    case kRegister:  // at the LM: a restarted GM
+      mark_all_changed(static_cast<uint32_t>(e.b), static_cast<uint32_t>(e.a));
+      send_update_now(static_cast<uint32_t>(e.b), static_cast<uint32_t>(e.a));
+      break;
     case kHeartbeat: {  // LM e.a sends every GM its changes since the last update
       const auto lm = static_cast<uint32_t>(e.a);
-      for (uint32_t g = 0; g < gms_; ++g) {
+      for (uint32_t g = 0; g < gms_ && !(faults_ && faults_->down(lm_id(lm))); ++g) {
         ++n_.status_updates;
         // An empty update changes nothing at the GM: counted, not simulated.
         const uint32_t delta = take_delta(lm, g);
-        if (delta != kNoDelta)
-          loop_.after(p_.network_delay, this, kStatusUpdate, delta, pack(g, lm));
+        if (delta != kNoDelta) send(lm_id(lm), g, kStatusUpdate, delta, pack(g, lm));
       }
       if (!rec_.all_done()) loop_.after(next_beat(), this, kHeartbeat, lm);
       break;
@@ -267,6 +317,90 @@ void MeghaSim::handle(const sim::Event& e) {
       rec_.sample(now, queued());
       if (!rec_.all_done()) loop_.after(p_.sample_interval, this, kSample);
       break;
+  }
+}
+
+// ---------------------------------------------------------------- faults
+
+void MeghaSim::set_faults(Faults* f) {
+  faults_ = f;
+  slot_task_.assign(total_words_ * 64, kNoTask);
+  report_release_.assign(total_words_ * 64, 0);
+}
+
+bool MeghaSim::held(const sim::Event& e) {
+  uint32_t from = 0, to = 0;
+  switch (e.kind) {
+    case kVerify: {
+      from = gm_of(static_cast<uint32_t>(e.a));
+      to = lm_id(lm_of(static_cast<uint32_t>(e.b)));
+      break;
+    }
+    case kReject:
+      from = lm_id(lm_of(lo32(e.b)));
+      to = gm_of(static_cast<uint32_t>(e.a));
+      break;
+    case kCompletion:
+      from = faults_->workers_of(lm_of(static_cast<uint32_t>(e.b)));
+      to = lm_id(lm_of(static_cast<uint32_t>(e.b)));
+      break;
+    case kCompletionGm:
+      from = faults_->workers_of(lm_of(static_cast<uint32_t>(e.b)));
+      to = gm_of(static_cast<uint32_t>(e.a));
+      break;
+    case kStatusUpdate:
+      from = lm_id(lo32(e.b));
+      to = hi32(e.b);
+      break;
+    case kRegister:
+      from = static_cast<uint32_t>(e.a);
+      to = lm_id(static_cast<uint32_t>(e.b));
+      break;
+    case kJobSubmit: from = to = job_gm_[e.a]; break;
+    default: return false;  // timers, launches and task ends (workers never fail here)
+  }
+  const sim::Time until = faults_->held_until(from, to);
+  if (until < 0) return false;
+  loop_.at(until, this, e.kind, e.a, e.b);
+  return true;
+}
+
+void MeghaSim::mark_all_changed(uint32_t lm, uint32_t gm) {
+  uint64_t* d = dirty(gm);
+  for (uint32_t part = 0; part < gms_; ++part) {
+    const uint32_t grp = lm * gms_ + part;
+    for (size_t w = 0; w < words_; ++w) d[grp * words_ + w] |= c_.groups.full()[w];
+    for (uint32_t i = 0; i < q_; ++i) {
+      const uint32_t slot = grp * stride_ + i;
+      if (slot_task_[slot] != kNoTask && gm_of(slot_task_[slot]) == gm) clear_bit(d, slot);
+    }
+  }
+}
+
+void MeghaSim::send_update_now(uint32_t lm, uint32_t gm) {
+  ++n_.status_updates;
+  const uint32_t delta = take_delta(lm, gm);
+  if (delta != kNoDelta) send(lm_id(lm), gm, kStatusUpdate, delta, pack(gm, lm));
+}
+
+void MeghaSim::on_crash(uint32_t component) {
+  if (component < gms_) {  // the GM's view is gone; until it registers again it knows nothing
+    std::fill_n(view(component), total_words_, uint64_t{0});
+    return;
+  }
+  const size_t off = static_cast<size_t>(component - gms_) * gms_ * words_;  // the LM's deltas
+  for (uint32_t g = 0; g < gms_; ++g) std::fill_n(dirty(g) + off, gms_ * words_, uint64_t{0});
+}
+
+void MeghaSim::on_restart(uint32_t component) {
+  if (component < gms_) {
+    for (uint32_t lm = 0; lm < lms_; ++lm) send(component, lm_id(lm), kRegister, component, lm);
+    return;
+  }
+  const uint32_t lm = component - gms_;  // its pending deltas are gone: full snapshots
+  for (uint32_t g = 0; g < gms_; ++g) {
+    mark_all_changed(lm, g);
+    send_update_now(lm, g);
   }
 }
 

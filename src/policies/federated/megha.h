@@ -10,6 +10,8 @@
 //   GM -> LM   verify(task, worker)         LM validates; busy worker = inconsistency
 //   LM -> GM   reject(task, worker, delta)  the LM's changes since its last update to that GM
 //                                           are piggybacked; the GM updates its view and retries
+//                                           (quirks.drop_rejection_state: the changes are taken
+//                                           but not sent, as the published simulator does)
 //   LM -> worker launch(task)
 //   worker -> LM and -> GM  completion      the LM frees the worker; the GM learns the job's
 //                                           progress and, per §4.4, that its own task's worker
@@ -32,6 +34,7 @@
 
 #include "core/rng.h"
 #include "policies/federated/cluster_config.h"
+#include "policies/federated/faults.h"
 #include "policies/federated/matcher.h"
 #include "policies/federated/pending_tasks.h"
 #include "policies/federated/recorder.h"
@@ -52,7 +55,7 @@ struct MeghaCounters {
   uint64_t queued = 0;          // times a task had to wait in a GM queue
 };
 
-class MeghaSim final : public sim::EventTarget {
+class MeghaSim final : public sim::EventTarget, public FaultListener {
  public:
   MeghaSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c, const SimParams& p,
            Recorder& rec);
@@ -60,6 +63,14 @@ class MeghaSim final : public sim::EventTarget {
   // Schedules job arrivals, heartbeats and sampling; then run the loop.
   void start();
   void handle(const sim::Event& e) override;
+
+  // Faults (faults.h): messages go through `f`; components are gm<i> = i, lm<i> = GMs + i. A
+  // restarted GM has lost its view: it registers with every LM, which answers with a full
+  // snapshot. A restarted LM has lost its pending deltas: it sends every GM a full snapshot. Its
+  // truth is its workers' state and survives. Call before start().
+  void set_faults(Faults* f);
+  void on_crash(uint32_t component) override;
+  void on_restart(uint32_t component) override;
 
   const MeghaCounters& counters() const { return n_; }
   size_t queued() const;  // tasks waiting in GM queues
@@ -85,8 +96,13 @@ class MeghaSim final : public sim::EventTarget {
     kCompletion,
     kHeartbeat,
     kStatusUpdate,
-    kSample
+    kSample,
+    // With faults only:
+    kJobSubmit,     // a job whose GM was down at its arrival, handed over at its restart
+    kCompletionGm,  // the completion's message to the GM (the LM's is kCompletion)
+    kRegister       // a restarted GM asks an LM for a full snapshot
   };
+  static constexpr uint32_t kNoTask = 0xffffffffu;
   static constexpr uint32_t kNoDelta = 0xffffffffu;
 
   // Workers are named by "slot": their bit position in a data-centre-wide vector whose
@@ -98,6 +114,21 @@ class MeghaSim final : public sim::EventTarget {
   }
   uint64_t* view(uint32_t gm) { return view_.data() + static_cast<size_t>(gm) * total_words_; }
   uint64_t* dirty(uint32_t gm) { return dirty_.data() + static_cast<size_t>(gm) * total_words_; }
+
+  // Messages: the network delay, or the faults' transit time.
+  void send(uint32_t from, uint32_t to, uint32_t kind, uint64_t a, uint64_t b) {
+    loop_.after(faults_ ? faults_->transit(from, to, p_.network_delay) : p_.network_delay, this,
+                kind, a, b);
+  }
+  uint32_t lm_id(uint32_t lm) const { return gms_ + lm; }
+  uint32_t lm_of(uint32_t slot) const { return group_of(slot) / gms_; }
+  void arrive(uint32_t job);
+  // With faults: true when the message `e` cannot be delivered now (it is posted again then).
+  bool held(const sim::Event& e);
+  // The LM's next update to gm carries every worker of the LM, except those running gm's tasks
+  // (gm learns of them from their completions).
+  void mark_all_changed(uint32_t lm, uint32_t gm);
+  void send_update_now(uint32_t lm, uint32_t gm);
 
   // GM side.
   bool place(uint32_t gm, uint32_t task);  // Algorithm 1 over the GM's search order
@@ -137,6 +168,9 @@ class MeghaSim final : public sim::EventTarget {
   std::vector<uint32_t> free_deltas_;
   std::vector<uint32_t> freed_;  // scratch for apply_delta
   MeghaCounters n_;
+  Faults* faults_ = nullptr;
+  std::vector<uint32_t> slot_task_;      // with faults: [slot] the task the LM launched there
+  std::vector<uint8_t> report_release_;  // with faults: [slot] see kVerify in megha.cc
 };
 
 }  // namespace orrery::federated

@@ -87,7 +87,8 @@ void FairQueue::push(uint32_t task, ConstraintMask constraints, bool short_job) 
 }
 
 int64_t FairQueue::take_for(ConstraintMask worker) {
-  const bool long_turn = !long_.empty() && static_cast<double>(shorts_since_long_) >= fqw_;
+  const auto shorts = static_cast<double>(shorts_since_long_);
+  const bool long_turn = !long_.empty() && (le_ ? shorts > fqw_ : shorts >= fqw_);
   if (!long_turn && !short_.empty()) {
     const int64_t t = short_.take_for(worker);
     if (t != PendingTasks::kNone) {
@@ -136,7 +137,7 @@ PigeonCSim::PigeonCSim(sim::EventLoop& loop, const Workload& w, const ClusterCon
   avail_.resize(static_cast<size_t>(masters_) * words_);
   for (uint32_t m = 0; m < masters_; ++m)
     std::copy_n(c.groups.full(), words_, avail_.begin() + static_cast<ptrdiff_t>(m * words_));
-  queues_.assign(masters_, FairQueue(c.fqw));
+  queues_.assign(masters_, FairQueue(c.fqw, p_.quirks.fair_queue_le));
   for (uint32_t m = 0; m < masters_; ++m)
     master_rng_.push_back(Rng::derive(p_.seed, "pigeonc/master/" + std::to_string(m)));
   for (uint32_t d = 0; d < distributors_; ++d)
@@ -175,41 +176,64 @@ void PigeonCSim::free_worker(uint32_t master, uint32_t slot) {
     return;
   }
   ++n_.launches;
-  loop_.after(p_.network_delay, this, kLaunch, static_cast<uint64_t>(t), slot);
+  if (faults_) task_state_[static_cast<size_t>(t)] = kLaunched;
+  send(master_id(master), faults_ ? faults_->workers_of(master) : 0, kLaunch,
+       static_cast<uint64_t>(t), slot);
+}
+
+void PigeonCSim::arrive(uint32_t j) {
+  const sim::TraceJob& job = w_.trace->jobs[j];
+  rec_.job_arrived(j);
+  const uint32_t d = j % distributors_;
+  Rng& rng = dist_rng_[d];
+  for (uint32_t i = 0; i < job.num_tasks; ++i) {
+    const uint32_t task = job.first_task + i;
+    if (!w_.runnable[task]) continue;
+    const int32_t m = chooser_.choose(w_.task_constraints[task], rng);
+    ++n_.tasks_to_masters;
+    if (faults_) task_master_[task] = static_cast<uint32_t>(m);
+    send(d, master_id(static_cast<uint32_t>(m)), kToMaster, task, static_cast<uint64_t>(m));
+  }
 }
 
 void PigeonCSim::handle(const sim::Event& e) {
   const sim::Time now = loop_.now();
+  if (faults_ && held(e)) return;
   switch (e.kind) {
     case kJobArrival: {  // at a Distributor
       const sim::Trace& t = *w_.trace;
       const size_t pos = e.a;
       const uint32_t j = w_.arrival_order[pos];
-      const sim::TraceJob& job = t.jobs[j];
-      rec_.job_arrived(j);
-      Rng& rng = dist_rng_[j % distributors_];
-      for (uint32_t i = 0; i < job.num_tasks; ++i) {
-        const uint32_t task = job.first_task + i;
-        if (!w_.runnable[task]) continue;
-        const int32_t m = chooser_.choose(w_.task_constraints[task], rng);
-        ++n_.tasks_to_masters;
-        loop_.after(p_.network_delay, this, kToMaster, task, static_cast<uint64_t>(m));
+      if (faults_ && faults_->down(j % distributors_)) {  // resubmitted when it is back
+        loop_.at(faults_->up_at(j % distributors_), this, kJobSubmit, j);
+      } else {
+        arrive(j);
       }
       if (pos + 1 < w_.arrival_order.size())
         loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
       break;
     }
+    case kJobSubmit: arrive(static_cast<uint32_t>(e.a)); break;
     case kToMaster: {
       const auto task = static_cast<uint32_t>(e.a);
       const auto m = static_cast<uint32_t>(e.b);
+      if (faults_) {
+        if (task_state_[task] != kUnknown) {  // sent again after a restart, and known
+          ++duplicates_;
+          break;
+        }
+        task_state_[task] = kQueued;  // kLaunched below or when a worker is freed for it
+      }
       uint64_t* avail = avail_.data() + static_cast<size_t>(m) * words_;
-      const int32_t i =
-          matcher_.match(m, avail, w_.task_constraints[task], p_.pick, master_rng_[m]);
+      const Pick pick = p_.quirks.master_picks_min ? Pick::kMinConstraints : p_.pick;
+      const int32_t i = matcher_.match(m, avail, w_.task_constraints[task], pick, master_rng_[m]);
       if (i >= 0) {
         clear_bit(avail, static_cast<size_t>(i));
         --idle_count_[m];
         ++n_.launches;
-        loop_.after(p_.network_delay, this, kLaunch, task, m * stride_ + static_cast<uint32_t>(i));
+        if (faults_) task_state_[task] = kLaunched;
+        send(master_id(m), faults_ ? faults_->workers_of(m) : 0, kLaunch, task,
+             m * stride_ + static_cast<uint32_t>(i));
       } else {
         const bool is_short = job_short_[task_job_[task]];
         queues_[m].push(task, w_.task_constraints[task], is_short);
@@ -225,14 +249,34 @@ void PigeonCSim::handle(const sim::Event& e) {
     }
     case kTaskEnd:
       rec_.task_ended(now);
-      loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+      if (!faults_) {
+        loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+      } else {  // two messages, on two links
+        const uint32_t m = static_cast<uint32_t>(e.b) / stride_;
+        send(faults_->workers_of(m), master_id(m), kCompletion, e.a, e.b);
+        send(faults_->workers_of(m), distributor_of(static_cast<uint32_t>(e.a)), kCompletionDist,
+             e.a, e.b);
+      }
       break;
     case kCompletion: {  // reaches the Master and the job's Distributor
       const auto task = static_cast<uint32_t>(e.a);
       const auto slot = static_cast<uint32_t>(e.b);
       ++n_.completions;
       free_worker(slot / stride_, slot);
-      rec_.task_reported(task_job_[task], now);
+      if (!faults_) rec_.task_reported(task_job_[task], now);  // else: kCompletionDist
+      break;
+    }
+    case kCompletionDist:
+      task_reported_[e.a] = 1;
+      rec_.task_reported(task_job_[static_cast<uint32_t>(e.a)], now);
+      break;
+    case kMasterUp: {  // at Distributor e.b: send Master e.a its unfinished tasks again
+      const auto m = static_cast<uint32_t>(e.a), d = static_cast<uint32_t>(e.b);
+      for (uint32_t t = 0; t < task_master_.size(); ++t) {
+        if (task_master_[t] != m || task_reported_[t] || distributor_of(t) != d) continue;
+        ++resent_;
+        send(d, master_id(m), kToMaster, t, m);
+      }
       break;
     }
     case kHeartbeat:  // every Master reports its idle workers to every Distributor
@@ -243,14 +287,69 @@ void PigeonCSim::handle(const sim::Event& e) {
       break;
     case kMasterReport:
       for (uint32_t d = 0; d < distributors_; ++d)
-        std::copy(in_flight_.begin(), in_flight_.end(),
-                  idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
+        if (!faults_ || !faults_->down(d))
+          std::copy(in_flight_.begin(), in_flight_.end(),
+                    idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
       break;
     case kSample:
       rec_.sample(now, queued());
       if (!rec_.all_done()) loop_.after(p_.sample_interval, this, kSample);
       break;
   }
+}
+
+// ---------------------------------------------------------------- faults
+
+bool PigeonCSim::held(const sim::Event& e) {
+  uint32_t from = 0, to = 0;
+  switch (e.kind) {
+    case kToMaster:
+      from = distributor_of(static_cast<uint32_t>(e.a));
+      to = master_id(static_cast<uint32_t>(e.b));
+      break;
+    case kCompletion:
+      from = faults_->workers_of(static_cast<uint32_t>(e.b) / stride_);
+      to = master_id(static_cast<uint32_t>(e.b) / stride_);
+      break;
+    case kCompletionDist:
+      from = faults_->workers_of(static_cast<uint32_t>(e.b) / stride_);
+      to = distributor_of(static_cast<uint32_t>(e.a));
+      break;
+    case kJobSubmit: from = to = static_cast<uint32_t>(e.a % distributors_); break;
+    case kMasterUp:
+      from = master_id(static_cast<uint32_t>(e.a));
+      to = static_cast<uint32_t>(e.b);
+      break;
+    default: return false;  // timers, launches, task ends, the reports' tick
+  }
+  const sim::Time until = faults_->held_until(from, to);
+  if (until < 0) return false;
+  loop_.at(until, this, e.kind, e.a, e.b);
+  return true;
+}
+
+void PigeonCSim::set_faults(Faults* f) {
+  faults_ = f;
+  task_master_.assign(task_job_.size(), 0xffffffffu);
+  task_state_.assign(task_job_.size(), kUnknown);
+  task_reported_.assign(task_job_.size(), 0);
+}
+
+void PigeonCSim::on_crash(uint32_t component) {
+  if (component < distributors_) return;         // see on_restart
+  const uint32_t m = component - distributors_;  // its queues are gone
+  queues_[m] = FairQueue(c_.fqw);
+  for (uint32_t t = 0; t < task_master_.size(); ++t)
+    if (task_master_[t] == m && task_state_[t] == kQueued) task_state_[t] = kUnknown;
+}
+
+void PigeonCSim::on_restart(uint32_t component) {
+  if (component < distributors_) {  // its table of the Masters' reports is gone
+    std::fill_n(idle_seen_.begin() + static_cast<ptrdiff_t>(component) * masters_, masters_, 0u);
+    return;
+  }
+  const uint32_t m = component - distributors_;
+  for (uint32_t d = 0; d < distributors_; ++d) send(component, d, kMasterUp, m, d);
 }
 
 }  // namespace orrery::federated

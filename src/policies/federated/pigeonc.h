@@ -26,6 +26,7 @@
 
 #include "core/rng.h"
 #include "policies/federated/cluster_config.h"
+#include "policies/federated/faults.h"
 #include "policies/federated/matcher.h"
 #include "policies/federated/pending_tasks.h"
 #include "policies/federated/recorder.h"
@@ -85,7 +86,8 @@ class MasterChooser {
 // A Master's two queues with weighted fair queuing (§4.2).
 class FairQueue {
  public:
-  explicit FairQueue(double fqw = 20) : fqw_(fqw) {}
+  // `le`: the published simulator's `fq_counter <= FQW` test, FQW + 1 short tasks per long one.
+  explicit FairQueue(double fqw = 20, bool le = false) : fqw_(fqw), le_(le) {}
 
   void push(uint32_t task, ConstraintMask constraints, bool short_job);
   // The task that gets a freed worker with constraint set `worker`, or PendingTasks::kNone:
@@ -100,6 +102,7 @@ class FairQueue {
  private:
   PendingTasks short_, long_;
   double fqw_;
+  bool le_;
   uint64_t shorts_since_long_ = 0;
 };
 
@@ -111,13 +114,24 @@ struct PigeonCounters {
   uint64_t queued_short = 0, queued_long = 0;
 };
 
-class PigeonCSim final : public sim::EventTarget {
+class PigeonCSim final : public sim::EventTarget, public FaultListener {
  public:
   PigeonCSim(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c, const SimParams& p,
              Recorder& rec, double cutoff_s, CsCounting counting = CsCounting::kPaper);
 
   void start();
   void handle(const sim::Event& e) override;
+
+  // Faults (faults.h): messages go through `f`; components are distributor<i> = i,
+  // master<i> = Distributors + i. A Distributor's only soft state is the idle counts of the
+  // Masters' reports (lost: zero until the next report); CS_i is configuration and jobs are
+  // durable. A Master loses its queues; its availability is its workers' state (it survives).
+  // On restart it tells every Distributor, which sends it again each task it gave it that has
+  // not completed; the Master ignores the tasks it already has (queued since its restart, or
+  // running or done on its workers). Call before start().
+  void set_faults(Faults* f);
+  void on_crash(uint32_t component) override;
+  void on_restart(uint32_t component) override;
 
   const PigeonCounters& counters() const { return n_; }
   size_t queued() const;
@@ -131,8 +145,23 @@ class PigeonCSim final : public sim::EventTarget {
     kCompletion,
     kHeartbeat,
     kMasterReport,
-    kSample
+    kSample,
+    // With faults only:
+    kJobSubmit,       // a job whose Distributor was down at its arrival, at its restart
+    kCompletionDist,  // the completion's message to the Distributor (the Master's: kCompletion)
+    kMasterUp,        // a restarted Master asks a Distributor for its tasks again
   };
+  // With faults: what the Master of a task knows of it.
+  enum TaskState : uint8_t { kUnknown, kQueued, kLaunched };
+
+  void send(uint32_t from, uint32_t to, uint32_t kind, uint64_t a, uint64_t b) {
+    loop_.after(faults_ ? faults_->transit(from, to, p_.network_delay) : p_.network_delay, this,
+                kind, a, b);
+  }
+  uint32_t distributor_of(uint32_t task) const { return task_job_[task] % distributors_; }
+  uint32_t master_id(uint32_t m) const { return distributors_ + m; }
+  void arrive(uint32_t job);
+  bool held(const sim::Event& e);  // with faults; see MeghaSim::held
 
   void free_worker(uint32_t master, uint32_t slot);
 
@@ -156,6 +185,15 @@ class PigeonCSim final : public sim::EventTarget {
   std::vector<uint32_t> idle_count_;  // [master]
   std::vector<uint32_t> in_flight_;   // [master] the heartbeat reports on the wire
   PigeonCounters n_;
+  Faults* faults_ = nullptr;
+  std::vector<uint32_t> task_master_;   // with faults: [task] the Master its Distributor chose
+  std::vector<uint8_t> task_state_;     // with faults: [task] TaskState at that Master
+  std::vector<uint8_t> task_reported_;  // with faults: [task] its Distributor heard it finished
+  uint64_t resent_ = 0, duplicates_ = 0;
+
+ public:
+  uint64_t tasks_resent() const { return resent_; }            // Distributors -> restarted Masters
+  uint64_t duplicates_ignored() const { return duplicates_; }  // by Masters
 };
 
 }  // namespace orrery::federated

@@ -41,6 +41,7 @@ void Recorder::task_ended(sim::Time now) {
 
 bool Recorder::task_reported(uint32_t job, sim::Time now) {
   last_report_ = now;
+  ++tasks_reported_;
   if (--remaining_[job] > 0) return false;
   finish_[job] = now;
   ++jobs_done_;

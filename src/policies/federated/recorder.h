@@ -25,6 +25,7 @@ class Recorder {
   bool task_reported(uint32_t job, sim::Time now);
 
   bool all_done() const { return jobs_done_ == jobs_expected_; }
+  uint64_t tasks_reported() const { return tasks_reported_; }  // task_reported calls
   size_t running() const { return running_; }
   size_t pending() const { return pending_; }  // arrived, runnable, not started
   sim::Time last_report() const { return last_report_; }
@@ -52,6 +53,7 @@ class Recorder {
   std::vector<uint32_t> remaining_;  // [job] runnable tasks not yet reported
   std::vector<sim::Time> finish_;    // [job]
   size_t jobs_expected_ = 0, jobs_done_ = 0;
+  uint64_t tasks_reported_ = 0;
   size_t running_ = 0, pending_ = 0;
   sim::Time first_arrival_ = 0, last_change_ = 0, last_report_ = 0;
   long double busy_area_ = 0;  // worker-microseconds

@@ -102,6 +102,19 @@ double mean_of(const std::vector<double>& v) {
   return n ? s / static_cast<double>(n) : std::nan("");
 }
 
+// Which of the four quirks are on, for the report ("all on", "off: ...").
+std::string quirk_list(const ReferenceQuirks& q) {
+  std::string off;
+  auto add = [&](bool on, const char* name) {
+    if (!on) off += (off.empty() ? "" : ", ") + std::string(name);
+  };
+  add(q.master_picks_min, "master-min");
+  add(q.fair_queue_le, "fair-queue-le");
+  add(q.drop_rejection_state, "rejection-state");
+  add(q.early_first_heartbeat, "early-heartbeat");
+  return off.empty() ? "all on" : "off here: " + off;
+}
+
 }  // namespace
 
 ReproResult run_repro(const ReproOptions& o) {
@@ -150,8 +163,8 @@ ReproResult run_repro(const ReproOptions& o) {
     ro.seed = s.seed;
     ro.cutoff_s = wl.cutoff_s;
     ro.wall_clock = o.wall_clock;
-    ro.reference_cs = pr.reference && pr.arch == Arch::kPigeonC;
-    ro.retry_rejected = !(pr.reference && pr.arch == Arch::kMegha);
+    set_reference(pr.arch, pr.reference, &ro);
+    if (pr.reference) ro.quirks = o.quirks;
     ro.scenario = wl.name;
     RunOutput r = run_federated(w, c, ro);
     r.summary["profile"] = pr.name();
@@ -329,8 +342,7 @@ ReproResult run_repro(const ReproOptions& o) {
       "replicating the published configuration's LMs / Masters), one task per worker, 0.5 ms "
       "one-way network delay on every message, Megha heartbeats every 5 s, PigeonC master "
       "heartbeats every 10 s, FQW = 20. Task placement constraints drawn from the published "
-      "model with each seed. Delay = job response time - longest task. Values are means over "
-      "seeds " +
+      "model with each seed. Delay = job response time - longest task. Seeds " +
       [&] {
         std::string s;
         for (uint64_t x : o.seeds) s += (s.empty() ? "" : ", ") + std::to_string(x);
@@ -338,7 +350,9 @@ ReproResult run_repro(const ReproOptions& o) {
       }() +
       (o.quick ? ". QUICK RUN: reduced, not the paper's setup (only the first jobs of each "
                  "trace)."
-               : ".") +
+               : ". Delay percentiles are those of each job's delay averaged over the seeds (as "
+                 "the paper aggregates); utilisation and inconsistencies are means over the "
+                 "seeds; each table and chart says which it shows.") +
       (o.reference ? " Profiles marked (ref) add the published simulators' behaviour where the "
                      "paper's text is silent or differs: Megha's GMs put a rejected task back at "
                      "the head of their queue to wait for a worker reported free (instead of "
@@ -346,7 +360,12 @@ ReproResult run_repro(const ReproOptions& o) {
                      "count constraint-set occurrences as the published PigeonC simulator does (a "
                      "worker whose set is a subset of one already recorded adds to that set "
                      "instead of its own, so Masters are also weighted by workers that cannot run "
-                     "the task). See docs/repro/federated.md."
+                     "the task), PigeonC's Masters pick the suitable worker with the fewest "
+                     "constraints whatever the match setting, its fair queue lets FQW + 1 short "
+                     "tasks go per long one, a Megha LM's rejection carries none of its pending "
+                     "state (and that state is lost), and Megha's first heartbeat comes 50 ms "
+                     "before the first arrival (the last four: quirks " +
+                         quirk_list(o.quirks) + "). See docs/repro/federated.md."
                    : ""));
   for (size_t w = 0; w < workloads.size(); ++w) {
     const std::string& name = workloads[w].name;
@@ -443,8 +462,8 @@ ReproResult run_repro(const ReproOptions& o) {
     if (o.reference) bars.series.push_back(ref);
     doc.chart(bars,
               "Utilisation = busy workers / workers, averaged over each run from the first "
-              "arrival to the last task's end (paper eq. 2); a scheduler that delays tasks "
-              "stretches the same work over a longer span.");
+              "arrival to the last task's end (paper eq. 2), then over the seeds; a scheduler "
+              "that delays tasks stretches the same work over a longer span.");
   }
 
   doc.section("Figure 10: utilisation of the synthetic workloads");
@@ -457,7 +476,8 @@ ReproResult run_repro(const ReproOptions& o) {
     cdf.x.format = report::Format::kPercent;
     for (size_t p : {kMeghaRand, kPigeonRand, kRefOffset + kMeghaRand, kRefOffset + kPigeonRand})
       if (p < profiles.size()) cdf.series.push_back({profiles[p].label(), agg[w][p].util_first});
-    doc.chart(cdf);
+    doc.chart(cdf, "One run (seed " + std::to_string(o.seeds[0]) +
+                       "): the utilisation samples of that run, not aggregated over seeds.");
   }
 
   doc.section("Runs");

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "policies/federated/sim_params.h"
+
 namespace orrery::federated {
 
 struct ReproWorkload {
@@ -39,6 +41,7 @@ struct ReproOptions {
   unsigned threads = 1;  // runs in parallel (core/sweep.h); 0: the hardware's concurrency
   bool wall_clock = true;
   bool reference = true;                             // also run the "_ref" profiles
+  ReferenceQuirks quirks = reference_quirks();       // the "_ref" profiles' quirks
   std::vector<ReproWorkload> workloads;              // empty: paper_workloads(quick)
   std::function<void(const std::string&)> progress;  // one line per finished run
 };

@@ -34,13 +34,78 @@ sim::Time auto_sample_interval(const Workload& w) {
   return std::max<sim::Time>(sim::kSecond, (per + sim::kSecond - 1) / sim::kSecond * sim::kSecond);
 }
 
+// The loop of a run with faults: until the last job is done (crash timers may lie beyond), or,
+// as a guard against a lost task, until tasks have waited a simulated day with none running.
+void run_faulty(sim::EventLoop& loop, const Recorder& rec) {
+  constexpr sim::Time kStall = 24 * 3600 * sim::kSecond;
+  sim::Time stalled_since = -1;
+  while (!rec.all_done() && loop.step()) {
+    if (rec.pending() == 0 || rec.running() > 0) {
+      stalled_since = -1;
+    } else if (stalled_since < 0) {
+      stalled_since = loop.now();
+    } else if (loop.now() - stalled_since > kStall) {
+      break;
+    }
+  }
+  if (rec.all_done()) loop.run_until(loop.now());  // the rest of this instant
+}
+
 }  // namespace
 
 void apply(const Architecture& a, RunOptions* o) {
   o->pick = a.pick;
-  o->reference_cs = a.reference && a.arch == Arch::kPigeonC;
-  o->retry_rejected = !(a.reference && a.arch == Arch::kMegha);
+  set_reference(a.arch, a.reference, o);
 }
+
+void set_reference(Arch arch, bool reference, RunOptions* o) {
+  o->reference_cs = reference && arch == Arch::kPigeonC;
+  o->retry_rejected = !(reference && arch == Arch::kMegha);
+  o->quirks = reference ? reference_quirks() : ReferenceQuirks{};
+}
+
+ReferenceQuirks parse_quirks(std::string_view list) {
+  if (list == "all") return reference_quirks();
+  ReferenceQuirks q;
+  if (list == "none") return q;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view name = list.substr(at, comma - at);
+    if (name == "rejection-state")
+      q.drop_rejection_state = true;
+    else if (name == "early-heartbeat")
+      q.early_first_heartbeat = true;
+    else if (name == "master-min")
+      q.master_picks_min = true;
+    else if (name == "fair-queue-le")
+      q.fair_queue_le = true;
+    else
+      throw InputError(
+          "--quirks: expected all, none or a comma-separated list of "
+          "rejection-state, early-heartbeat, master-min, fair-queue-le; got \"" +
+          std::string(name) + "\"");
+    at = comma + 1;
+  }
+  return q;
+}
+
+namespace {
+
+// The quirks that change `arch`'s simulation, by name (summary "cluster"."reference_quirks").
+sim::Json quirk_names(Arch arch, const ReferenceQuirks& q) {
+  sim::Json names = sim::Json::array();
+  if (arch == Arch::kMegha) {
+    if (q.drop_rejection_state) names.push_back("rejection drops piggybacked state");
+    if (q.early_first_heartbeat) names.push_back("first heartbeat 50 ms before first arrival");
+  } else {
+    if (q.master_picks_min) names.push_back("master picks min-constraints worker");
+    if (q.fair_queue_le) names.push_back("fair queue FQW+1 short per long");
+  }
+  return names;
+}
+
+}  // namespace
 
 std::string profile_name(Arch arch, Pick pick) {
   return std::string(arch_name(arch)) + "_" + std::string(pick_name(pick));
@@ -59,6 +124,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   p.lm_order = o.lm_order;
   p.aligned_heartbeats = o.aligned_heartbeats;
   p.retry_rejected = o.retry_rejected;
+  p.quirks = o.quirks;
   p.sample_interval = o.sample_interval > 0 ? o.sample_interval : auto_sample_interval(w);
 
   sim::EventLoop loop;
@@ -74,12 +140,31 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   cluster["network_delay_s"] = sim::to_seconds(p.network_delay);
   cluster["cutoff_s"] = cutoff;
   cluster["heartbeat_timing"] = o.aligned_heartbeats ? "aligned" : "random phase, 10% jitter";
+  if (sim::Json q = quirk_names(c.arch, o.quirks); !q.empty())
+    cluster["reference_quirks"] = std::move(q);
   sim::Json messages;
   uint64_t inconsistencies = 0;
+  std::unique_ptr<Faults> faults;
+  sim::Json fault_summary;
+  auto run_loop = [&](auto& arch) {
+    if (o.faults) {
+      faults = std::make_unique<Faults>(*o.faults, o.seed, loop, c.groups.groups(), arch,
+                                        [&rec] { return rec.all_done(); });
+      arch.set_faults(faults.get());
+    }
+    arch.start();
+    if (!faults) {
+      loop.run_until();
+      return;
+    }
+    faults->start();
+    run_faulty(loop, rec);
+    fault_summary = faults->summary();
+    fault_summary["incomplete"] = !rec.all_done();
+  };
   if (c.arch == Arch::kMegha) {
     MeghaSim s(loop, w, c, p, rec);
-    s.start();
-    loop.run_until();
+    run_loop(s);
     const MeghaCounters& n = s.counters();
     cluster["gms"] = c.num_gms;
     cluster["lms"] = c.num_lms;
@@ -96,11 +181,13 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     messages["inconsistencies_external"] = n.inconsistencies - n.inconsistencies_internal;
     messages["retries_placed"] = n.retries_placed;
     messages["tasks_queued"] = n.queued;
+    if (faults) {
+      fault_summary["task_launches"] = n.launches;
+    }
   } else {
     PigeonCSim s(loop, w, c, p, rec, cutoff,
                  o.reference_cs ? CsCounting::kReference : CsCounting::kPaper);
-    s.start();
-    loop.run_until();
+    run_loop(s);
     const PigeonCounters& n = s.counters();
     cluster["distributors"] = c.num_distributors;
     cluster["masters"] = c.num_masters;
@@ -113,6 +200,11 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     messages["heartbeats"] = n.heartbeats;
     messages["tasks_queued_short"] = n.queued_short;
     messages["tasks_queued_long"] = n.queued_long;
+    if (faults) {
+      fault_summary["tasks_resent"] = s.tasks_resent();
+      fault_summary["duplicates_ignored"] = s.duplicates_ignored();
+      fault_summary["task_launches"] = n.launches;
+    }
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -136,6 +228,13 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   s["cluster"] = std::move(cluster);
   s["messages"] = std::move(messages);
   s["unsatisfiable"] = w.unsatisfiable_json();
+  if (faults) {
+    size_t runnable = 0;
+    for (uint32_t n : w.job_runnable) runnable += n;
+    fault_summary["tasks_runnable"] = runnable;
+    fault_summary["task_completions"] = rec.tasks_reported();  // heard by the jobs' owners
+    s["faults"] = std::move(fault_summary);
+  }
   out.timeseries_csv = rec.timeseries_csv();
   out.util_samples = rec.util_samples();
   out.task_start = rec.task_starts();
@@ -153,7 +252,10 @@ RunOutput run_request(const SimRequest& req) {
   if (!req.task_constraints.empty())
     overrides = load_task_constraints(req.task_constraints, *trace, c.groups.constraints());
   const Workload w = make_workload(trace, model, req.options.seed, c, overrides);
-  RunOutput r = run_federated(w, c, req.options);
+  RunOptions options = req.options;
+  if (!req.faults.empty())
+    options.faults = std::make_shared<const FaultPlan>(load_fault_plan(req.faults, c));
+  RunOutput r = run_federated(w, c, options);
   if (!req.out.empty()) write_run(r, req.out);
   return r;
 }

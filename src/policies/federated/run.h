@@ -7,12 +7,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policies/federated/architectures.h"
 #include "policies/federated/cluster_config.h"
+#include "policies/federated/faults.h"
 #include "policies/federated/matcher.h"
 #include "policies/federated/sim_params.h"
 #include "policies/federated/workload.h"
@@ -36,7 +39,13 @@ struct RunOptions {
   bool retry_rejected = true;          // Megha: see sim_params.h
   // PigeonC only: CS_i as the paper defines it, or as the published simulator builds it.
   bool reference_cs = false;
-  std::string scenario;  // summary "scenario"; default: the trace file name without .tr
+  ReferenceQuirks quirks;  // see sim_params.h; set by set_reference()
+  std::string scenario;    // summary "scenario"; default: the trace file name without .tr
+  // Faults to inject (faults.h), or none. With faults the run stops when the last job is done
+  // (pending crash timers are dropped) and summary.json gains "faults" (what happened, and the
+  // task launches and completions, each equal to the runnable tasks when none was lost or
+  // repeated); without, outputs are those of a run without this option.
+  std::shared_ptr<const FaultPlan> faults;
 };
 
 // The published PigeonC 10,000-worker configuration's cutoff; used for Megha runs without one.
@@ -54,6 +63,14 @@ struct RunOutput {
 // Sets what an architecture's name decides (architectures.h): matching, and the reference
 // behaviour (Megha: rejected tasks wait in the queue; PigeonC: the reference CS_i counting).
 void apply(const Architecture& a, RunOptions* o);
+
+// The published simulator's behaviour for `arch` on (reference) or off: Megha's rejected tasks
+// wait in the queue, PigeonC's reference CS_i, and the ReferenceQuirks of sim_params.h.
+void set_reference(Arch arch, bool reference, RunOptions* o);
+
+// A comma-separated subset of the quirks by name: rejection-state, early-heartbeat (Megha),
+// master-min, fair-queue-le (PigeonC); "all" or "none". InputError naming the bad entry.
+ReferenceQuirks parse_quirks(std::string_view list);
 
 // "megha_rand", "megha_min", "pigeonc_rand", "pigeonc_min".
 std::string profile_name(Arch arch, Pick pick);
@@ -74,6 +91,7 @@ struct SimRequest {
   std::string out;
   Arch arch = Arch::kMegha;
   uint32_t replicate = 1;  // replicate(config, n): 2 = 20,000 workers, 10 = 100,000
+  std::string faults;      // a fault file (faults.h), checked against the configuration
   RunOptions options;
 };
 RunOutput run_request(const SimRequest& req);

@@ -15,8 +15,32 @@ enum class LmOrder : uint8_t {
   kRotate,  // each search starts one LM after the previous search's start (per GM)
 };
 
+// Behaviours of the published simulators (`meghanat/megha-constraint-aware`) where they depart
+// from the paper's text; all on under --reference (reference_quirks()), all off by default.
+struct ReferenceQuirks {
+  // PigeonC: the Master's "random" file (pigeon_sim/.../master_constraints_rand.py,
+  // schedule_task) picks the suitable worker with the fewest constraints, as the Minimum
+  // Constraints one does; the match setting then only changes nothing at the Master.
+  bool master_picks_min = false;
+  // PigeonC: idle_worker_notice serves the short queue while `fq_counter <= FQW`, so FQW + 1
+  // short tasks go per long task (21 at FQW 20) instead of FQW.
+  bool fair_queue_le = false;
+  // Megha: LM.verify_requests passes its pending update for the GM to the rejection and then
+  // empties that same dict before it is delivered, so a rejection carries no state, and the
+  // changes it held are lost to that GM (the next heartbeat does not repeat them).
+  bool drop_rejection_state = false;
+  // Megha: simulation.py schedules the first LMRequestUpdateEvent at the first arrival - 50 ms,
+  // one event for every LM; the following beats keep the heartbeat timing below.
+  bool early_first_heartbeat = false;
+};
+inline constexpr ReferenceQuirks reference_quirks() {
+  return {true, true, true, true};
+}
+inline constexpr sim::Time kReferenceHeartbeatLead = 50'000;  // 50 ms before the first arrival
+
 struct SimParams {
   Pick pick = Pick::kRandom;
+  ReferenceQuirks quirks;
   LmOrder lm_order = LmOrder::kFixed;
   // Megha: a GM retries a rejected task at once on its refreshed view (true), or, as the
   // reference simulator does, puts it back at the head of its queue to wait for a worker that an

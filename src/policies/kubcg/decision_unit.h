@@ -65,7 +65,7 @@ class DecisionUnit {
   void not_waiting(uint64_t serial);
   void on_event(const ClusterState& state, const fw::ClusterEvent& e);
   // Commits pending records (at the end of a run).
-  bool flush() { return writer_.flush(); }
+  bool flush() { return writer_.flush(/*force=*/true); }
   void count_switch() { ++counters_.switches; }
 
  private:

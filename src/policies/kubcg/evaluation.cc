@@ -298,4 +298,56 @@ RunResult run_case(Case c, const std::vector<Arrival>& arrivals, const std::vect
   return r;
 }
 
+namespace {
+
+// Counts binds per pod and calls the fault hook after each finished pod.
+class FaultProbe : public fw::EventListener {
+ public:
+  FaultProbe(sim::SimBackend& sim, std::function<void(int)> hook)
+      : sim_(sim), hook_(std::move(hook)) {
+    sim_.add_listener(this);
+  }
+  ~FaultProbe() override { sim_.remove_listener(this); }
+  void on_event(const fw::ClusterEvent& e) override {
+    if (e.kind == fw::EventKind::kPodBound) ++binds[e.pod_serial];
+    if (e.kind == fw::EventKind::kPodFinished && hook_) hook_(++finished_);
+  }
+  std::map<uint64_t, int> binds;
+
+ private:
+  sim::SimBackend& sim_;
+  std::function<void(int)> hook_;
+  int finished_ = 0;
+};
+
+}  // namespace
+
+FaultRun run_case_on_db(Case c, const std::vector<Arrival>& arrivals, const std::string& db_url,
+                        uint64_t seed, const std::function<void(int)>& on_finished) {
+  World w(seed);
+  Workload workload(*w.sim, c, arrivals);
+  fw::PolicyStats stats;
+  fw::PolicyContext ctx{*w.runtime, seed, "kubcg", yaml::Ctx{}, "", stats};
+  auto unit = std::make_shared<DecisionUnit>(open_history(db_url));
+  auto policy = kubcg_policy(unit)(ctx);
+  FaultProbe probe(*w.sim, on_finished);
+  policy->start();
+  w.loop.run_until();
+  Json summary = Json::object();
+  policy->finish(&summary);
+  FaultRun out;
+  out.result = workload.result();
+  for (const auto& [serial, n] : probe.binds) {
+    ++out.pods_bound;
+    if (n > 1) ++out.bound_twice;
+  }
+  out.records = unit->counters().recorded;
+  out.acknowledged = unit->writer().acknowledged();
+  out.pending = static_cast<int64_t>(unit->writer().pending());
+  out.lost = unit->writer().lost();
+  out.failed_flushes = unit->writer().failed_flushes();
+  out.warnings = stats.warnings();
+  return out;
+}
+
 }  // namespace orrery::kubcg

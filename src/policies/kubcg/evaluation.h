@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -70,5 +71,18 @@ std::vector<Record> warm_up(int runs_per_image, uint64_t seed);
 // `explain`: receives every KubCG decision's explanation.
 RunResult run_case(Case c, const std::vector<Arrival>& arrivals, const std::vector<Record>& history,
                    uint64_t seed, std::vector<std::string>* explain = nullptr);
+
+// A KubCG run against a real history database (`db_url`, holding whatever history it has), for
+// fault injection: `on_finished(n)` runs after the n-th pod finished (e.g. stops the database
+// server), inside the simulation.
+struct FaultRun {
+  RunResult result;
+  int pods_bound = 0;   // distinct pods bound
+  int bound_twice = 0;  // pods bound more than once
+  int64_t records = 0, acknowledged = 0, pending = 0, lost = 0, failed_flushes = 0;
+  std::vector<std::string> warnings;  // the policy's end-of-run warnings
+};
+FaultRun run_case_on_db(Case c, const std::vector<Arrival>& arrivals, const std::string& db_url,
+                        uint64_t seed, const std::function<void(int finished)>& on_finished);
 
 }  // namespace orrery::kubcg

@@ -1,8 +1,10 @@
 #include "policies/kubcg/history.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
+#include "obs/log.h"
 #include "policies/kubcg/pg_store.h"
 #include "policies/kubcg/sqlite_store.h"
 
@@ -99,18 +101,49 @@ void HistoryWriter::record(Record r) {
   if (!why.empty())
     throw std::invalid_argument("history record for " + r.image + " on " + r.node + ": " + why);
   cache_.add(r);
+  if (pending_.size() >= max_pending_) {
+    pending_.pop_front();
+    if (lost_++ == 0)
+      obs::error("KubCG history buffer full: the oldest unstored records are being dropped",
+                 {{"db", store_.describe()}, {"max_pending", std::to_string(max_pending_)}});
+  }
   pending_.push_back(std::move(r));
 }
 
-bool HistoryWriter::flush() {
+namespace {
+double steady_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+bool HistoryWriter::flush(bool force) {
   if (pending_.empty()) return true;
+  if (!force && !available_ && steady_s() < retry_at_s_) return false;
   try {
-    store_.insert(pending_);
-  } catch (const HistoryError& e) {
+    const std::vector<Record> batch(pending_.begin(), pending_.end());
+    store_.insert(batch);
+  } catch (const std::exception& e) {  // HistoryError, or anything else the driver threw
     ++failed_flushes_;
     last_error_ = e.what();
+    if (available_)
+      obs::warn(
+          "KubCG history database unavailable; scheduling goes on from the in-memory "
+          "statistics and records are kept and retried",
+          {{"db", store_.describe()},
+           {"error", last_error_},
+           {"pending", std::to_string(pending_.size())}});
+    available_ = false;
+    backoff_s_ = backoff_s_ == 0 ? 1 : std::min(30.0, backoff_s_ * 2);
+    retry_at_s_ = steady_s() + backoff_s_;
     return false;
   }
+  if (!available_)
+    obs::info("KubCG history database available again; pending records written",
+              {{"db", store_.describe()},
+               {"written", std::to_string(pending_.size())},
+               {"lost", std::to_string(lost_)}});
+  available_ = true;
+  backoff_s_ = 0;
   acknowledged_ += static_cast<int64_t>(pending_.size());
   pending_.clear();
   return true;

@@ -22,7 +22,9 @@
 // (retrying, in order, when the store is unavailable; see HistoryWriter).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -125,29 +127,43 @@ class StatsCache {
 };
 
 // Records finished pods: the cache at once (the next decision sees them), the store in one
-// transaction per flush. When the store fails (PostgreSQL gone, SQLite locked) the records stay
-// pending in memory, in order, and the next flush retries them; none is dropped. A record counts
-// as acknowledged once its transaction committed.
+// transaction per flush. When the store fails (PostgreSQL gone, SQLite locked or read-only) the
+// records stay pending in memory, in order, and the next flush retries them; scheduling goes on
+// from the cache. A record counts as acknowledged once its transaction committed. The buffer is
+// bounded (max_pending, default 100,000 records): beyond it the oldest pending record is dropped
+// and counted in lost() — reported, never silent. The first failure of an outage is logged as a
+// warning (obs), and so is the recovery.
 class HistoryWriter {
  public:
-  HistoryWriter(HistoryStore& store, StatsCache& cache) : store_(store), cache_(cache) {}
+  static constexpr size_t kDefaultMaxPending = 100'000;
+  HistoryWriter(HistoryStore& store, StatsCache& cache, size_t max_pending = kDefaultMaxPending)
+      : store_(store), cache_(cache), max_pending_(std::max<size_t>(1, max_pending)) {}
   // Validates (std::invalid_argument on a bad record), updates the cache, queues the record.
   void record(Record r);
   // Commits everything pending in one transaction. True when nothing is left pending; false
-  // (with last_error()) when the store refused, the records stay queued.
-  bool flush();
+  // (with last_error()) when the store refused, the records stay queued. After a failure,
+  // further flushes wait out a backoff (1 s doubling to 30 s of wall time: a locked SQLite file
+  // costs its busy timeout per attempt, which must not stall every scheduling cycle) unless
+  // `force` (the end of a run).
+  bool flush(bool force = false);
   size_t pending() const { return pending_.size(); }
   int64_t acknowledged() const { return acknowledged_; }
   int64_t failed_flushes() const { return failed_flushes_; }
+  int64_t lost() const { return lost_; }
+  bool store_available() const { return available_; }
   const std::string& last_error() const { return last_error_; }
 
  private:
   HistoryStore& store_;
   StatsCache& cache_;
-  std::vector<Record> pending_;
+  size_t max_pending_;
+  std::deque<Record> pending_;
   int64_t acknowledged_ = 0;
   int64_t failed_flushes_ = 0;
+  int64_t lost_ = 0;
+  bool available_ = true;
   std::string last_error_;
+  double retry_at_s_ = 0, backoff_s_ = 0;  // steady-clock seconds
 };
 
 }  // namespace orrery::kubcg

@@ -29,6 +29,15 @@ class KubcgComponent : public fw::Component {
                            {"failed_runs", c.failed_runs},
                            {"incompatibilities_learned", c.incompatibilities_learned},
                            {"estimate_corrections", c.corrections}};
+    const HistoryWriter& w = unit_->writer();
+    (*summary)["kubcg"]["history"] = {{"acknowledged", w.acknowledged()},
+                                      {"pending", w.pending()},
+                                      {"lost", w.lost()},
+                                      {"failed_flushes", w.failed_flushes()}};
+    if (w.lost() > 0)
+      stats_.warn("KubCG: " + std::to_string(w.lost()) +
+                  " history record(s) were dropped (the buffer was full while the database was "
+                  "unavailable)");
   }
 
  private:

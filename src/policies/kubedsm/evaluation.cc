@@ -41,11 +41,13 @@ RunSpec RunSpec::paper_description() {
   r.fragmentation = "orrery";
   r.pod_size = "eq11";
   r.last_pod = false;
+  r.abandon_migrations = false;
   r.suggest_period_s = 10;
   r.max_batch = 20;
   r.demand_count = "min";
   r.edge = "table4";
   r.system_reserved = false;
+  r.scale_down = "exact";
   r.idle_head_s = 0;
   r.idle_tail_s = 0;
   return r;
@@ -62,10 +64,13 @@ std::string RunSpec::setup_label() const {
       std::string("reserved=") + (system_reserved ? "1core+1GiB" : "none"));
   add(demand_count != d.demand_count || demand_round != d.demand_round,
       "demand=" + demand_count + (demand_round ? "" : "-frac"));
+  add(scale_down != d.scale_down, "scaleDown=" + scale_down);
   add(qos_function != d.qos_function, "qos=" + qos_function);
   add(fragmentation != d.fragmentation, "frag=" + fragmentation);
   add(pod_size != d.pod_size, "size=" + pod_size);
   add(last_pod != d.last_pod, std::string("lastPod=") + (last_pod ? "on" : "off"));
+  add(abandon_migrations != d.abandon_migrations,
+      std::string("abandon=") + (abandon_migrations ? "on" : "off"));
   add(suggest_period_s != d.suggest_period_s, "suggest=" + num(suggest_period_s) + "s");
   add(max_batch != d.max_batch, "batch=" + std::to_string(max_batch));
   add(suggest_budget != d.suggest_budget, "budget=" + suggest_budget);
@@ -98,6 +103,7 @@ std::string scenario_yaml(const RunSpec& r) {
         num(r.suggest_period_s), r.max_batch);
     if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
     if (!r.bounded_cloud) args += ", boundedCloud: false";
+    if (r.abandon_migrations) args += ", abandonMigrations: true";
     if (!r.qos.empty()) {
       std::string q;
       for (const auto& [d, v] : r.qos) q += fmt::format("{}{}: {}", q.empty() ? "" : ", ", d, v);
@@ -155,6 +161,7 @@ std::string scenario_yaml(const RunSpec& r) {
            "        - weight: 100\n"
            "          preference:\n"
            "            matchExpressions: [{key: orrery.io/tier, operator: In, values: [edge]}]\n";
+    if (r.scale_down != "exact") y += "    scaleDownOrder: " + r.scale_down + "\n";
     y += "    hpa: {maxReplicas: 40, behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
   }
   std::string timing;
@@ -214,6 +221,9 @@ RunResult run_once(const RunSpec& spec) {
     for (const auto& [d, v] : r.deployments) var += (v - m) * (v - m);
     r.edge_ratio_sd = std::sqrt(var / static_cast<double>(r.deployments.size()));
   }
+  if (sum["scheduler"].contains("kubedsm") &&
+      sum["scheduler"]["kubedsm"].contains("plans_abandoned"))
+    r.plans_abandoned = sum["scheduler"]["kubedsm"]["plans_abandoned"].get<int64_t>();
   if (sum["scheduler"].contains("migrations"))
     r.migrations = sum["scheduler"]["migrations"].get<int64_t>();
   if (sum.contains("demand_cycles") && !sum["demand_cycles"].empty())

@@ -49,8 +49,11 @@ struct RunSpec {
   std::string fragmentation = "minedraft";  // or "orrery"
   std::string pod_size = "ecmus";           // or "eq11"
   bool last_pod = true;                     // never move a service's last running pod
-  double suggest_period_s = 1;              // ecmus: cloud_suggest_duration 1000 ms
-  int max_batch = 10;                       // ecmus: batch_size 10
+  // ecmus drops a running migration plan on any deletion or new pod outside it
+  // (abandonMigrations; internal/scheduler/scheduler.go flushExpectations).
+  bool abandon_migrations = true;
+  double suggest_period_s = 1;  // ecmus: cloud_suggest_duration 1000 ms
+  int max_batch = 10;           // ecmus: batch_size 10
   // Workload model (see above): "genny" (the authors' generator, per-service draws), or the shared
   // fraction read as "min" or "max"; whole pods (nearest) or a fractional load ("min"/"max").
   std::string demand_count = "genny";
@@ -64,6 +67,10 @@ struct RunSpec {
   // authors' generator assumes (genny's load_config) and their raw placements bear out (N2 never
   // holds more than 4 cores of pods, N3 never more than 3).
   bool system_reserved = true;
+  // The ReplicaSet controller's scale-down order: "logarithmic" (upstream's LogarithmicScaleDown,
+  // on in the authors' Kubernetes: ecmus builds against client-go v0.30.2) or "exact" (newest
+  // started first; sim/replicaset.h).
+  std::string scale_down = "logarithmic";
   uint64_t seed = 1;
   int cycles = 12;
   double period_s = 90;
@@ -89,6 +96,7 @@ struct RunResult {
   double edge_ratio_pooled_busy = 0;          // pooled, samples during the cycles only
   std::map<std::string, double> deployments;  // per-deployment time-averaged ratio
   int64_t migrations = 0;
+  int64_t plans_abandoned = 0;    // KubeDSM plans dropped by abandonMigrations
   std::vector<double> fractions;  // the demand drawn per cycle
   double wall_s = 0;
 };

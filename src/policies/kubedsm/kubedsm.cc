@@ -35,6 +35,10 @@ KubeDsm::KubeDsm(fw::ClusterBackend& backend, Options options, fw::Reservations*
   };
   // A cancelled plan's pending pods go to the cloud (§5.1).
   executor_.set_fallback([this](const ClusterState&, PodId p) {
+    if (abandoning_) {  // ecmus schedules them as new pods
+      enqueue(p);
+      return kNoNode;
+    }
     // The fallback plan's bind shows up in pending_binds(): no reservation of our own.
     const NodeId n = choose_cloud(p, /*reserve=*/false);
     if (n != kNoNode) ++stats_.fallback_binds;
@@ -52,8 +56,10 @@ void KubeDsm::start() {
   started_ = true;
   backend_.add_listener(this);
   const ClusterState& s = backend_.state();
-  for (PodId p : s.pods())
+  for (PodId p : s.pods()) {
+    if (opts_.abandon_migrations && managed(s.pod(p))) ours_.insert(s.pod_serial(p));
     if (s.pod_node(p) == kNoNode && managed(s.pod(p)) && !is_terminal(s.pod(p).phase)) enqueue(p);
+  }
   const int64_t now = backend_.now_us();
   next_suggest_ = now + opts_.suggest_period_us;
   next_resync_ = now + opts_.resync_period_us;
@@ -78,6 +84,21 @@ void KubeDsm::on_event(const fw::ClusterEvent& e) {
   // The placement manager sees every event first (verification, or a plan claiming a new pod).
   const bool consumed = executor_.handle(e);
   const ClusterState& s = backend_.state();
+  if (opts_.abandon_migrations) {
+    // A deleted pod's record is gone: ours are known by serial from their kPodAdded.
+    bool ours = false;
+    if (e.kind == fw::EventKind::kPodAdded && s.pod_alive(e.pod) && managed(s.pod(e.pod))) {
+      ours_.insert(e.pod_serial);
+      ours = true;
+    } else if (e.kind == fw::EventKind::kPodDeleted)
+      ours = ours_.erase(e.pod_serial) > 0;
+    if (ours && !consumed && migrating()) {
+      if (e.kind == fw::EventKind::kPodDeleted && !fw::is_migration(e.reason))
+        abandon_migrations("a pod deleted outside the plan");
+      else if (e.kind == fw::EventKind::kPodAdded && s.pod_node(e.pod) == kNoNode)
+        abandon_migrations("a new pod during the migration");
+    }
+  }
   switch (e.kind) {
     case fw::EventKind::kPodAdded:
       if (!consumed && s.pod_alive(e.pod) && s.pod_node(e.pod) == kNoNode && managed(s.pod(e.pod)))
@@ -155,6 +176,18 @@ void KubeDsm::submit(BuiltPlans built) {
     plan_migrations_[id] = built.migrations[i];
     executor_.submit(std::move(built.plans[i]));
   }
+}
+
+void KubeDsm::abandon_migrations(const std::string& why) {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, m] : plan_migrations_)
+    if (m > 0 && executor_.running(id)) ids.push_back(id);
+  abandoning_ = true;
+  for (uint64_t id : ids) {
+    ++stats_.plans_abandoned;
+    executor_.cancel(id, "abandoned: " + why);
+  }
+  abandoning_ = false;
 }
 
 void KubeDsm::on_plan_done(const fw::PlanReport& r) {
@@ -261,6 +294,7 @@ void KubeDsm::finish(Json* out) {
   j["migrations_done"] = s.migrations_done;
   j["plans_completed"] = s.plans_completed;
   j["plans_cancelled"] = s.plans_cancelled;
+  if (s.plans_abandoned) j["plans_abandoned"] = s.plans_abandoned;
   j["fallback_binds"] = s.fallback_binds;
   j["cancellations"] = s.cancellations;
   (*out)["kubedsm"] = std::move(j);

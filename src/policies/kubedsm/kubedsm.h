@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "framework/backend.h"
@@ -44,7 +45,8 @@ struct Stats {
   uint64_t migrations_done = 0;
   uint64_t plans_completed = 0;
   uint64_t plans_cancelled = 0;
-  uint64_t fallback_binds = 0;  // pending pods of cancelled plans sent to the cloud
+  uint64_t plans_abandoned = 0;  // of which: dropped by abandonMigrations
+  uint64_t fallback_binds = 0;   // pending pods of cancelled plans sent to the cloud
   std::vector<int64_t> immediate_wall_ns;
   std::vector<int> immediate_pods;    // pods bound per batch
   std::vector<int> immediate_parked;  // pods per batch that found no room anywhere
@@ -85,6 +87,10 @@ class KubeDsm : public fw::Planner {
 
  private:
   bool managed(const Pod& p) const { return p.spec->scheduler_name == view_opts_.scheduler_name; }
+  // Options::abandon_migrations: drops every running migration plan (ecmus's flush).
+  void abandon_migrations(const std::string& why);
+  bool abandoning_ = false;            // the fallback then reschedules pending pods as new ones
+  std::unordered_set<uint64_t> ours_;  // serials of our live pods (abandonMigrations only)
   void enqueue(PodId pod);
   void arm_batch(int64_t at);
   // The cloud node with room for the pod and the most free cpu (after what plans will bind);

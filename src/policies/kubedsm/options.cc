@@ -50,17 +50,35 @@ Options parse_options(const yaml::Ctx& args) {
   Options o;
   if (!args.defined()) return o;
   args.expect_map();
-  static const std::set<std::string> known = {
-      "mC2E",          "mER",          "alpha",          "beta",          "gamma",
-      "suggestBudget", "migration",    "waitForRunning", "batchWindow",   "maxBatch",
-      "suggestPeriod", "resyncPeriod", "stepTimeout",    "schedulerName", "defaultQosTarget",
-      "qosTargets",    "boundedCloud", "fitCheck",       "qosFunction",   "fragmentation",
-      "podSize",       "lastPod"};
+  static const std::set<std::string> known = {"mC2E",
+                                              "mER",
+                                              "alpha",
+                                              "beta",
+                                              "gamma",
+                                              "suggestBudget",
+                                              "migration",
+                                              "waitForRunning",
+                                              "batchWindow",
+                                              "maxBatch",
+                                              "suggestPeriod",
+                                              "resyncPeriod",
+                                              "stepTimeout",
+                                              "schedulerName",
+                                              "defaultQosTarget",
+                                              "qosTargets",
+                                              "boundedCloud",
+                                              "fitCheck",
+                                              "qosFunction",
+                                              "fragmentation",
+                                              "podSize",
+                                              "lastPod",
+                                              "abandonMigrations"};
   for (const std::string& k : args.keys())
     if (!known.count(k))
       args.child(k).fail(
           "unknown KubeDSM setting (known: mC2E, mER, alpha, beta, gamma, "
-          "suggestBudget, fitCheck, qosFunction, fragmentation, podSize, lastPod, migration, "
+          "suggestBudget, fitCheck, qosFunction, fragmentation, podSize, lastPod, "
+          "abandonMigrations, migration, "
           "waitForRunning, boundedCloud, batchWindow, maxBatch, "
           "suggestPeriod, resyncPeriod, stepTimeout, schedulerName, "
           "defaultQosTarget, qosTargets)");
@@ -119,6 +137,7 @@ Options parse_options(const yaml::Ctx& args) {
     o.core.pod_size =
         choice("podSize", {"eq11", "ecmus"}) == "ecmus" ? PodSize::kEcmus : PodSize::kEq11;
   o.core.last_pod = args.bool_or("lastPod", o.core.last_pod);
+  o.abandon_migrations = args.bool_or("abandonMigrations", o.abandon_migrations);
   if (args.has("migration")) {
     const yaml::Ctx c = args.child("migration");
     const std::string v = c.str();

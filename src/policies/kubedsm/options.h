@@ -41,6 +41,11 @@ struct Options {
   MigrationStyle migration = MigrationStyle::kDeleteFirst;
   bool wait_running = true;
   bool bounded_cloud = true;  // offloads need room on a cloud node (README "A finite cloud")
+  // abandonMigrations: as ecmus's scheduler (internal/scheduler/scheduler.go, handleEvent and
+  // schedule: flushExpectations), a running migration plan is dropped when a pod of ours is
+  // deleted outside it or a new pod of ours arrives; its pending pods are scheduled as new pods
+  // (not sent to the cloud as a cancelled plan's are).
+  bool abandon_migrations = false;
   int64_t batch_window_us = 1'000'000;
   size_t max_batch = 20;
   int64_t suggest_period_us = 10'000'000;

@@ -133,8 +133,10 @@ std::vector<Point> plan(bool quick) {
       r.demand_count = "genny";
       r.idle_head_s = RunSpec().idle_head_s;
       r.idle_tail_s = RunSpec().idle_tail_s;
-      pts.push_back({"setup", scenario_name(m, 0.4),
-                     who + (k ? ": + genny demand, idle head/tail" : ": authors' setup"), r});
+      r.scale_down = RunSpec().scale_down;
+      pts.push_back(
+          {"setup", scenario_name(m, 0.4),
+           who + (k ? ": + genny demand, idle head/tail, log scale-down" : ": authors' setup"), r});
       if (k)
         pts.push_back({"setup", scenario_name(m, 0.4), who + ": authors' setup", spec(m, 0.4)});
     }
@@ -155,6 +157,8 @@ std::vector<Point> plan(bool quick) {
     add("maxBatch: 20", [](RunSpec& r) { r.max_batch = 20; });
     add("suggestBudget: reclaimable", [](RunSpec& r) { r.suggest_budget = "reclaimable"; });
     add("fitCheck: exact", [](RunSpec& r) { r.fit_check = "exact"; });
+    add("scaleDown: exact", [](RunSpec& r) { r.scale_down = "exact"; });
+    add("abandonMigrations: false", [](RunSpec& r) { r.abandon_migrations = false; });
     add("edge: table4", [](RunSpec& r) { r.edge = "table4"; });
     add("edge: single", [](RunSpec& r) { r.edge = "single"; });
     add("NoEdgeMig 5/0, edge: single", [](RunSpec& r) {
@@ -505,7 +509,7 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
       "scenario,mean,sd,policy,m_c2e,m_er,suggest_budget,qos_targets,seed,edge_ratio,"
       "edge_ratio_sd,A,B,C,D,migrations,demand,edge,bounded_cloud,fit_check,qos_function,"
       "fragmentation,pod_size,last_pod,suggest_period_s,max_batch,idle_head_s,idle_tail_s,"
-      "edge_ratio_pooled,edge_ratio_pooled_busy,system_reserved\n";
+      "edge_ratio_pooled,edge_ratio_pooled_busy,system_reserved,scale_down,abandon_migrations\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSpec& r = runs[i];
     const RunResult& res = results[i];
@@ -526,9 +530,10 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
         fmt::format(",{},{},{},{},{},{}", k ? r.qos_function : "", k ? r.fragmentation : "",
                     k ? r.pod_size : "", k ? (r.last_pod ? "1" : "0") : "",
                     k ? fmt_double(r.suggest_period_s) : "", k ? std::to_string(r.max_batch) : "");
-    csv += fmt::format(",{},{},{},{},{}\n", fmt_double(r.idle_head_s), fmt_double(r.idle_tail_s),
-                       fmt_double(res.edge_ratio_pooled), fmt_double(res.edge_ratio_pooled_busy),
-                       r.system_reserved ? 1 : 0);
+    csv += fmt::format(",{},{},{},{},{},{},{}\n", fmt_double(r.idle_head_s),
+                       fmt_double(r.idle_tail_s), fmt_double(res.edge_ratio_pooled),
+                       fmt_double(res.edge_ratio_pooled_busy), r.system_reserved ? 1 : 0,
+                       r.scale_down, k ? (r.abandon_migrations ? "1" : "0") : "");
   }
   return csv;
 }

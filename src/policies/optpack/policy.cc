@@ -73,6 +73,11 @@ void register_policies(fw::PolicyRegistry& registry) {
         // Feasibility for the model: the kube-default filters (the profile's own are the same
         // plugins; a separate instance keeps the packer from touching the scheduler's state).
         auto feasibility = plugins::default_profiles(true);
+        // The packer models the pods of the scheduler's (first) profile: default-scheduler in
+        // the built-in configuration, e.g. "orrery" under `orrery serve --config`.
+        if (!ctx.scheduler_config.empty())
+          feasibility.front()->scheduler_name =
+              fw::load_scheduler_config(ctx.scheduler_config).profiles.front().scheduler_name;
         auto packer = std::make_unique<Packer>(ctx.runtime.backend, &ctx.runtime.reservations,
                                                link->options, feasibility.front().get(), ctx.seed);
         link->packer = packer.get();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "fixtures.h"
 #include "policies/federated/run.h"
 
@@ -182,6 +183,69 @@ TEST(Megha, RotatingLmOrderSpreadsLoad) {
     loop.run_until();
     EXPECT_TRUE(rec.all_done());
   }
+}
+
+// The published LM empties its pending update for a GM when it rejects that GM's mapping,
+// so the rejection carries nothing. GM 0 takes A and B (its internal partition, both with C0);
+// GM 1's task needing C0 goes to A and is rejected. With the piggybacked state GM 1 learns that
+// B is busy too and waits; without it, it retries on B and is rejected a second time.
+TEST(Megha, ReferenceRejectionCarriesNoState) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"11"}, {"00"}}}), "c.json");
+  Workload w = make_workload(testing::trace("0 2 1 1 1\n0 1 1 1\n"), testing::no_constraints(1), 1,
+                             c, std::vector<ConstraintOverride>{{0, 0, 1}, {0, 1, 1}, {1, 0, 1}});
+  for (bool drop : {false, true}) {
+    sim::EventLoop loop;
+    Recorder rec(w, c.workers(), 2.0);
+    SimParams p;
+    p.pick = Pick::kMinConstraints;
+    p.aligned_heartbeats = true;
+    p.quirks.drop_rejection_state = drop;
+    MeghaSim s(loop, w, c, p, rec);
+    s.start();
+    loop.run_until(1'100);  // first rejection processed at 1 ms
+    const uint32_t b = s.slot_of(0, 1);
+    EXPECT_FALSE(s.change_pending(1, b));    // taken from the LM either way
+    EXPECT_EQ(s.gm_sees_free(1, b), false);  // drop: mapped to B by the retry
+    loop.run_until();
+    EXPECT_TRUE(rec.all_done());
+    EXPECT_EQ(s.counters().inconsistencies, drop ? 2u : 1u);
+    EXPECT_EQ(s.counters().retries_placed, drop ? 1u : 0u);
+  }
+}
+
+// The published simulator's heartbeats start 50 ms before the first arrival, every LM at once.
+// Race: the loser learns of the freed worker at the second beat.
+TEST(Megha, ReferenceFirstHeartbeatFiftyMsBeforeFirstArrival) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"1"}, {"0"}}}), "race.json");
+  auto finish_of_loser = [&](const char* trace, bool early) {
+    Workload w = make_workload(testing::trace(trace), testing::no_constraints(1), 1, c,
+                               std::vector<ConstraintOverride>{{0, 0, 1}, {1, 0, 1}});
+    RunOptions o;
+    o.wall_clock = false;
+    o.aligned_heartbeats = true;
+    o.quirks.early_first_heartbeat = early;
+    return run_federated(w, c, o).jobs[1].finish;
+  };
+  // Arrivals at 1 s: beats at 1, 6 s (ours) or 0.95, 5.95 s; the update arrives 0.5 ms later,
+  // then verify, launch, 1 s of work and the completion: +2.0015 s.
+  EXPECT_EQ(finish_of_loser("1 1 1 1\n1 1 1 1\n", false), 7'002'000);
+  EXPECT_EQ(finish_of_loser("1 1 1 1\n1 1 1 1\n", true), 6'952'000);
+  // Arrivals at 0: the beat at -50 ms would carry nothing; the first is at 4.95 s.
+  EXPECT_EQ(finish_of_loser("0 1 1 1\n0 1 1 1\n", true), 5'952'000);
+  EXPECT_TRUE(parse_quirks("rejection-state").drop_rejection_state);
+  EXPECT_FALSE(parse_quirks("rejection-state").early_first_heartbeat);
+  const ReferenceQuirks two = parse_quirks("early-heartbeat,fair-queue-le");
+  EXPECT_TRUE(two.early_first_heartbeat && two.fair_queue_le);
+  EXPECT_FALSE(two.drop_rejection_state || two.master_picks_min);
+  EXPECT_TRUE(parse_quirks("all").master_picks_min);
+  EXPECT_FALSE(parse_quirks("none").fair_queue_le);
+  EXPECT_THROW(parse_quirks("early-heartbeat,late"), InputError);
+  RunOptions ref;
+  set_reference(Arch::kMegha, true, &ref);
+  EXPECT_TRUE(ref.quirks.drop_rejection_state && ref.quirks.early_first_heartbeat);
+  EXPECT_FALSE(ref.retry_rejected);
+  set_reference(Arch::kMegha, false, &ref);
+  EXPECT_FALSE(ref.quirks.drop_rejection_state || ref.quirks.early_first_heartbeat);
 }
 
 }  // namespace

@@ -116,6 +116,22 @@ TEST(FairQueue, OneLongTaskPerFqwShortTasks) {
   EXPECT_EQ(order, (std::vector<int64_t>{1, 2, 10, 3, 11}));
 }
 
+// The published simulator's `fq_counter <= FQW`: FQW + 1 short tasks per long one.
+TEST(FairQueue, ReferenceLessOrEqualGivesFqwPlusOneShortTasks) {
+  FairQueue q(20, /*le=*/true);
+  for (uint32_t i = 0; i < 400; ++i) q.push(i, 0, true);
+  for (uint32_t i = 1000; i < 1050; ++i) q.push(i, 0, false);
+  std::string pattern;
+  for (int i = 0; i < 44; ++i) pattern += q.take_for(0) >= 1000 ? 'L' : 'S';
+  EXPECT_EQ(pattern, std::string(21, 'S') + "L" + std::string(21, 'S') + "L");
+  FairQueue r(2, true);  // FQW 2: S S S L S S S L
+  for (uint32_t i = 0; i < 6; ++i) r.push(i, 0, true);
+  for (uint32_t i = 10; i < 12; ++i) r.push(i, 0, false);
+  std::vector<int64_t> order;
+  for (int i = 0; i < 8; ++i) order.push_back(r.take_for(0));
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 10, 3, 4, 5, 11}));
+}
+
 TEST(FairQueue, LongTasksGetWorkersNoShortTaskCanUse) {
   FairQueue q(20);
   q.push(1, set({0}), true);           // short, needs C0
@@ -154,6 +170,34 @@ TEST(PigeonCSim, QueuedTasksRunWhenTheWorkerFrees) {
   EXPECT_EQ(r.jobs[0].finish, 21'003'500);
   EXPECT_EQ(r.summary["messages"]["tasks_queued_long"], 1);
   EXPECT_EQ(r.summary["messages"]["tasks_queued_short"], 1);
+}
+
+// The published PigeonC Master's "random" file picks the suitable worker with the fewest
+// constraints. One Master, worker 0 with C0, worker 1 without: a long unconstrained task
+// arrives first, then a task needing C0. Picking worker 0 for the first task (random does, on
+// some seeds) makes the second wait 10 s; the reference never does.
+TEST(PigeonCSim, ReferenceMasterPicksTheMinConstraintsWorker) {
+  ClusterConfig c = parse_cluster_config(testing::pigeon_json({{"10"}}), "p.json");
+  auto t = testing::trace("0 1 10 10\n1 1 1 1\n");
+  int delayed_random = 0, delayed_ref = 0;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    Workload w = make_workload(t, testing::no_constraints(1), seed, c,
+                               std::vector<ConstraintOverride>{{1, 0, 1}});
+    RunOptions o;
+    o.seed = seed;
+    o.wall_clock = false;
+    RunOutput r = run_federated(w, c, o);
+    delayed_random += r.jobs[1].delay_s() > 8;
+    set_reference(Arch::kPigeonC, true, &o);
+    EXPECT_TRUE(o.quirks.master_picks_min);
+    RunOutput ref = run_federated(w, c, o);
+    delayed_ref += ref.jobs[1].delay_s() > 8;
+    EXPECT_NEAR(ref.jobs[1].delay_s(), 0.0015, 1e-9);
+    EXPECT_EQ(ref.summary["cluster"]["reference_quirks"].size(), 2u);
+    EXPECT_EQ(ref.summary["cluster"]["match"], "random");  // the setting, not what the Master does
+  }
+  EXPECT_GT(delayed_random, 0);
+  EXPECT_EQ(delayed_ref, 0);
 }
 
 }  // namespace

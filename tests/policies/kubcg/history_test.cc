@@ -271,7 +271,7 @@ TEST(SqliteFaults, LockedDatabaseKeepsRecordsPendingAndRetries) {
   ASSERT_EQ(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(other);
   w.record(rec("a", "n", Resource::kCpu, 1, 2));
-  EXPECT_TRUE(w.flush());
+  EXPECT_TRUE(w.flush(/*force=*/true));  // the retry (forced: within the 1 s backoff)
   EXPECT_EQ(store.record_count(), 2);  // nothing lost, in order
   EXPECT_DOUBLE_EQ(store.records()[0].t_exec_s, 1);
 }
@@ -331,7 +331,7 @@ TEST(PostgresFaults, ServerGoingAwayLosesNoAcknowledgedRecord) {
   EXPECT_NE(w.last_error().find("127.0.0.1"), std::string::npos) << w.last_error();
   EXPECT_EQ(cache.find("s", "n", Resource::kCpu)->count, 5);
   ASSERT_TRUE(pg.start());
-  EXPECT_TRUE(w.flush());  // reconnects and commits the buffered records
+  EXPECT_TRUE(w.flush(/*force=*/true));  // reconnects and commits the buffered records
   EXPECT_EQ(w.acknowledged(), 5);
   auto fresh = open_history(url);
   ASSERT_EQ(fresh->record_count(), 5);

@@ -130,6 +130,8 @@ TEST(EcmusOptions, ParseAndDefaults) {
   EXPECT_EQ(d.core.frag, FragFormula::kMineDraft);
   EXPECT_EQ(d.core.pod_size, PodSize::kEq11);
   EXPECT_FALSE(d.core.last_pod);
+  EXPECT_FALSE(d.abandon_migrations);
+  EXPECT_TRUE(parse_options(args("abandonMigrations: true\n")).abandon_migrations);
   const Options o = parse_options(
       args("qosFunction: sqrt\nfragmentation: orrery\npodSize: ecmus\nlastPod: true\n"));
   EXPECT_EQ(o.core.qos.shape, QosShape::kSqrt);

@@ -139,6 +139,19 @@ TEST(KubeDsmScenario, RunsAreDeterministicAndMigrate) {
   EXPECT_EQ(run_once(k8s).migrations, 0);
 }
 
+// ecmus drops a running migration plan when the HPA deletes or adds a pod meanwhile
+// (abandonMigrations, the authors' setup); without it no plan is abandoned.
+TEST(KubeDsmScenario, HpaActivityAbandonsRunningMigrationsAsEcmus) {
+  RunSpec r;
+  r.seed = 3;
+  ASSERT_TRUE(r.abandon_migrations);
+  const RunResult on = run_once(r);
+  EXPECT_GT(on.plans_abandoned, 0);
+  EXPECT_GT(on.migrations, 0);  // plans still complete between the HPA's moves
+  r.abandon_migrations = false;
+  EXPECT_EQ(run_once(r).plans_abandoned, 0);
+}
+
 // One definition of a migration everywhere (docs/simulator.md): the pods deleted to be moved are
 // outcome Migrated, bounded by what the scheduler planned and completed, and none is a restart.
 TEST(KubeDsmScenario, MigrationsAgreeAcrossSummaryAndPodsCsvAndAreNotRestarts) {
@@ -215,6 +228,9 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
                     "suggestPeriod: 1s, maxBatch: 10"),
             std::string::npos)
       << ay;
+  EXPECT_NE(ay.find("abandonMigrations: true"), std::string::npos) << ay;
+  EXPECT_NE(ay.find("scaleDownOrder: logarithmic"), std::string::npos) << ay;
+  EXPECT_EQ(authors.deployments.at(0).scale_down_order, sim::ScaleDownOrder::kLogarithmic);
   EXPECT_EQ(scenario_name(1.5, 0.4), "1.5_0.4");
   EXPECT_EQ(scenario_name(1, 0.5), "1_0.5");
 }
@@ -268,6 +284,8 @@ TEST(KubeDsmRunsCsv, EverySettingTheSweepVariesMakesADifferentRow) {
   vary([](RunSpec& r) { r.max_batch = 20; });
   vary([](RunSpec& r) { r.idle_tail_s = 0; });
   vary([](RunSpec& r) { r.system_reserved = false; });
+  vary([](RunSpec& r) { r.scale_down = "exact"; });
+  vary([](RunSpec& r) { r.abandon_migrations = false; });
   vary([](RunSpec& r) { r.edge = "table4"; });
   vary([](RunSpec& r) { r.fit_check = "exact"; });
   vary([](RunSpec& r) { r.bounded_cloud = false; });

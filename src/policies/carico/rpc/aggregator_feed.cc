@@ -6,11 +6,11 @@
 namespace orrery::carico::rpc {
 
 AggregatorFeed::AggregatorFeed(fw::Clock& clock, const std::string& target,
-                               const ClusterState& state, Time poll_interval)
+                               const ClusterState& state, Time poll_interval, const ClientTls& tls)
     : clock_(clock),
       state_(state),
       interval_(poll_interval),
-      client_(std::make_unique<AggregatorClient>(target)) {}
+      client_(std::make_unique<AggregatorClient>(target, tls)) {}
 
 AggregatorFeed::~AggregatorFeed() { clock_.cancel(timer_); }
 

@@ -11,15 +11,14 @@
 
 #include "framework/clock.h"
 #include "policies/carico/capacity_feed.h"
+#include "policies/carico/rpc/client.h"
 
 namespace orrery::carico::rpc {
-
-class AggregatorClient;
 
 class AggregatorFeed : public CapacityFeed, public fw::TimerTarget {
  public:
   AggregatorFeed(fw::Clock& clock, const std::string& target, const ClusterState& state,
-                 Time poll_interval = 500 * kMs);
+                 Time poll_interval = 500 * kMs, const ClientTls& tls = {});
   ~AggregatorFeed() override;
   void start();
   std::optional<NodeCapacity> capacity(const ClusterState& state, NodeId node,

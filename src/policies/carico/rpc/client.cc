@@ -2,14 +2,35 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "core/error.h"
+#include "net/transport_security.h"
 #include "policies/carico/proto/carico.grpc.pb.h"
 #include "policies/carico/rpc/wire.h"
 
 namespace orrery::carico::rpc {
 
+namespace {
+
+std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const ClientTls& tls) {
+  if (!tls.enabled()) return grpc::InsecureChannelCredentials();
+  if (tls.cert_file.empty() != tls.key_file.empty())
+    throw InputError(
+        "--cert-file and --key-file go together (the client certificate for mutual TLS)");
+  grpc::SslCredentialsOptions o;
+  o.pem_root_certs = net::read_pem_file(tls.ca_file, "--ca-file");
+  if (!tls.cert_file.empty()) {
+    net::validate_key_pair(tls.cert_file, tls.key_file, "--cert-file", "--key-file");
+    o.pem_cert_chain = net::read_pem_file(tls.cert_file, "--cert-file");
+    o.pem_private_key = net::read_pem_file(tls.key_file, "--key-file");
+  }
+  return grpc::SslCredentials(o);
+}
+
+}  // namespace
+
 class Channel {
  public:
-  explicit Channel(const std::string& target) {
+  Channel(const std::string& target, const ClientTls& tls) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(4 * 1024 * 1024);
     args.SetMaxSendMessageSize(kMaxMessageBytes);
@@ -17,15 +38,15 @@ class Channel {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    channel = grpc::CreateCustomChannel(target, channel_credentials(tls), args);
     stub = v1::Aggregator::NewStub(channel);
   }
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::Aggregator::Stub> stub;
 };
 
-AggregatorClient::AggregatorClient(const std::string& target)
-    : ch_(std::make_unique<Channel>(target)) {}
+AggregatorClient::AggregatorClient(const std::string& target, const ClientTls& tls)
+    : ch_(std::make_unique<Channel>(target, tls)) {}
 AggregatorClient::~AggregatorClient() = default;
 
 std::optional<Subspace> AggregatorClient::submit(const std::string& node, const Subspace& local,

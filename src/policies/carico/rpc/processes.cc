@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "core/error.h"
+#include "net/http_server.h"
+#include "net/transport_security.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
 #include "policies/carico/rpc/client.h"
@@ -27,17 +29,30 @@ std::pair<std::string, int> split_host_port(const std::string& text, const std::
 }
 
 int run_aggregator(const AggregatorProcessOptions& o, const std::atomic<bool>& stop) {
-  split_host_port(o.listen, "--listen");
+  const std::string host = split_host_port(o.listen, "--listen").first;
+  const net::ServerTls& tls = o.server.tls;
+  if (tls.cert_file.empty() != tls.key_file.empty())
+    throw InputError("--tls-cert-file and --tls-private-key-file go together");
+  if (!tls.client_ca_file.empty() && !tls.enabled())
+    throw InputError("--client-ca-file needs --tls-cert-file and --tls-private-key-file");
+  net::check_server_plaintext("CARICO aggregator", "--listen", host, tls.enabled(), o.insecure);
   obs::Registry registry;
   AggregatorServer server(o.rank, &registry);
   int port = 0;
   try {
-    port = server.start(o.listen);
+    port = server.start(o.listen, o.server);
+  } catch (const InputError&) {
+    throw;
   } catch (const std::exception& e) {
     throw InputError(std::string("--listen: ") + e.what());
   }
-  obs::info("aggregator listening", {{"address", o.listen}, {"port", std::to_string(port)}});
-  httplib::Server http;
+  obs::info("aggregator listening", {{"address", o.listen},
+                                     {"port", std::to_string(port)},
+                                     {"tls", !tls.enabled()               ? "off"
+                                             : tls.client_ca_file.empty() ? "on"
+                                                                          : "mutual"}});
+  auto owned_http = net::make_http_server({}, net::metrics_limits());
+  httplib::Server& http = *owned_http;
   std::thread http_thread;
   int metrics_port = 0;
   if (!o.metrics_listen.empty()) {
@@ -66,10 +81,16 @@ int run_aggregator(const AggregatorProcessOptions& o, const std::atomic<bool>& s
 }
 
 int run_agent(const AgentProcessOptions& o, TelemetrySource& source, const std::atomic<bool>& stop) {
-  split_host_port(o.aggregator, "--aggregator");
-  obs::info("agent starting", {{"node", o.node}, {"aggregator", o.aggregator},
-                               {"hz", std::to_string(o.agent.hz)}, {"source", source.describe()}});
-  AggregatorClient client(o.aggregator);
+  const std::string host = split_host_port(o.aggregator, "--aggregator").first;
+  net::check_client_plaintext("CARICO agent", "--aggregator", host, o.tls.enabled(), o.insecure);
+  AggregatorClient client(o.aggregator, o.tls);
+  obs::info("agent starting", {{"node", o.node},
+                               {"aggregator", o.aggregator},
+                               {"hz", std::to_string(o.agent.hz)},
+                               {"source", source.describe()},
+                               {"tls", !o.tls.enabled()          ? "off"
+                                       : o.tls.cert_file.empty() ? "on"
+                                                                 : "mutual"}});
   NodeAgent agent(o.agent);
   Backoff backoff;
   bool connected = false;
@@ -80,7 +101,9 @@ int run_agent(const AgentProcessOptions& o, TelemetrySource& source, const std::
   const auto t0 = next;
   while (!stop) {
     next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
-    const double now_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double now_s =
+        o.clock ? o.clock()
+                : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string problem, skipped;
     std::optional<RawSample> s = source.read(now_s, &problem);
     const auto report = agent.poll(now_s, s, -1, &skipped);

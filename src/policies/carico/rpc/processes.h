@@ -16,6 +16,8 @@
 #include <string>
 
 #include "policies/carico/agent.h"
+#include "policies/carico/rpc/client.h"
+#include "policies/carico/rpc/server.h"
 #include "policies/carico/telemetry_source.h"
 
 namespace orrery::carico::rpc {
@@ -24,6 +26,8 @@ struct AggregatorProcessOptions {
   std::string listen;
   std::string metrics_listen;  // "" = none
   int rank = 2;
+  AggregatorServerOptions server;  // TLS and limits of the gRPC server
+  bool insecure = false;           // allow plaintext gRPC on a non-loopback address
   // Called once both servers listen, with the bound gRPC and metrics ports.
   std::function<void(int grpc_port, int metrics_port)> on_ready;
 };
@@ -33,6 +37,11 @@ struct AgentProcessOptions {
   std::string aggregator;
   std::string node;
   AgentOptions agent;
+  ClientTls tls;          // TLS towards the aggregator (--ca-file, --cert-file, --key-file)
+  bool insecure = false;  // allow plaintext to a non-loopback aggregator
+  // Seconds on the agent's clock (default: a monotonic clock from start). Tests inject jumps;
+  // the aggregator never reads the agent's clock (it ages reports by its own receipt time).
+  std::function<double()> clock;
 };
 int run_agent(const AgentProcessOptions& o, TelemetrySource& source, const std::atomic<bool>& stop);
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "net/transport_security.h"
 #include "obs/log.h"
 #include "policies/carico/proto/carico.grpc.pb.h"
 #include "policies/carico/rpc/wire.h"
@@ -77,12 +78,35 @@ AggregatorServer::AggregatorServer(int rank, obs::Registry* metrics)
 
 AggregatorServer::~AggregatorServer() { shutdown(); }
 
-int AggregatorServer::start(const std::string& listen) {
+namespace {
+
+std::shared_ptr<grpc::ServerCredentials> server_credentials(const net::ServerTls& tls) {
+  if (!tls.enabled()) return grpc::InsecureServerCredentials();
+  net::validate_key_pair(tls.cert_file, tls.key_file, "--tls-cert-file", "--tls-private-key-file");
+  grpc::SslServerCredentialsOptions o(
+      tls.client_ca_file.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                 : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  if (!tls.client_ca_file.empty())
+    o.pem_root_certs = net::read_pem_file(tls.client_ca_file, "--client-ca-file");
+  o.pem_key_cert_pairs.push_back({net::read_pem_file(tls.key_file, "--tls-private-key-file"),
+                                  net::read_pem_file(tls.cert_file, "--tls-cert-file")});
+  return grpc::SslServerCredentials(o);
+}
+
+}  // namespace
+
+int AggregatorServer::start(const std::string& listen, const AggregatorServerOptions& opt) {
   int port = 0;
   grpc::ServerBuilder b;
-  b.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  b.AddListeningPort(listen, server_credentials(opt.tls), &port);
   b.SetMaxReceiveMessageSize(kMaxMessageBytes);
   b.SetMaxSendMessageSize(4 * 1024 * 1024);
+  b.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, opt.handshake_timeout_ms);
+  b.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, opt.max_connection_idle_ms);
+  b.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, opt.max_concurrent_streams);
+  grpc::ResourceQuota quota("carico-aggregator");
+  quota.SetMaxThreads(std::max(2, opt.max_threads));
+  b.SetResourceQuota(quota);
   b.RegisterService(service_.get());
   server_ = b.BuildAndStart();
   if (!server_ || port == 0) throw std::runtime_error("cannot listen on " + listen);

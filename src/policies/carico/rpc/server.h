@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "net/server_options.h"
 #include "obs/metrics.h"
 #include "policies/carico/aggregator_core.h"
 
@@ -20,6 +21,16 @@ class Server;
 
 namespace orrery::carico::rpc {
 
+// Transport and limits of the gRPC server (docs/RELIABILITY.md, "Server limits and security").
+struct AggregatorServerOptions {
+  net::ServerTls tls;                 // TLS when cert_file is set; mutual TLS with client_ca_file
+  int handshake_timeout_ms = 10'000;  // a connection that has not finished its TLS/HTTP2
+                                      // handshake by then is closed
+  int max_connection_idle_ms = 300'000;  // idle connections closed (clients reconnect)
+  int max_concurrent_streams = 64;       // calls in flight per connection
+  int max_threads = 16;                  // gRPC's thread quota for this server
+};
+
 class AggregatorServer {
  public:
   // `metrics` may be null.
@@ -27,7 +38,7 @@ class AggregatorServer {
   ~AggregatorServer();
   // Binds HOST:PORT (port 0: an ephemeral port). Returns the bound port; throws
   // std::runtime_error when it cannot listen.
-  int start(const std::string& listen);
+  int start(const std::string& listen, const AggregatorServerOptions& options = {});
   void shutdown();
   AggregatorCore& core() { return core_; }
 
