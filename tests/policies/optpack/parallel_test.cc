@@ -35,7 +35,6 @@ TEST(OptpackParallel, PortfolioOnTwoThreadsGivesEachInstanceItsSequentialOutcome
     EXPECT_EQ(together[i].placed_after, alone[i].placed_after);
     EXPECT_DOUBLE_EQ(together[i].delta_cpu_pct, alone[i].delta_cpu_pct);
     EXPECT_DOUBLE_EQ(together[i].delta_mem_pct, alone[i].delta_mem_pct);
-    EXPECT_GE(alone[i].placed_after, alone[i].placed_before);
   }
 }
 
