@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build run test bench format clean fuzz-build fuzz fuzz-smoke
+.PHONY: all deps configure build run test test-asan test-tsan bench format clean fuzz-build fuzz fuzz-smoke
 
 all: build
 
@@ -25,6 +25,17 @@ run: build
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
+
+# The whole suite under ASan+UBSan (CI runs it after `make test`), and the multi-threaded parts
+# under TSan (not in CI). docs/RELIABILITY.md, "Sanitizers".
+test-asan:
+	$(MAKE) build PRESET=asan
+	scripts/sanitizer-tests.sh asan $(JOBS)
+
+# (The tsan build and test presets name the subset: its targets and their labels.)
+test-tsan:
+	$(MAKE) build PRESET=tsan
+	scripts/sanitizer-tests.sh tsan $(JOBS)
 
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b --benchmark_min_time=0.5; done

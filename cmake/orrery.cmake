@@ -19,5 +19,7 @@ function(orrery_test name)
   target_compile_definitions(${name} PRIVATE
     ORRERY_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     ORRERY_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
-  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
+  # Each test is labelled with its executable's name, so subsets run by label (the tsan preset).
+  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60
+                       PROPERTIES LABELS ${name})
 endfunction()
