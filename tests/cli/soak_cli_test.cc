@@ -50,6 +50,12 @@ long peak_rss_kib(const std::string& duration, const std::string& out) {
 }
 
 TEST(Soak, TwentyFourSimulatedHoursKeepMemoryFlat) {
+#ifdef __SANITIZE_ADDRESS__
+  // Under ASan the resident set is mostly the sanitizer's: freed blocks wait in a quarantine of up
+  // to 256 MiB and every block carries redzones (measured: +114 MiB from 6 h to 24 h). The release
+  // build's run of this test measures the program; LeakSanitizer checks for leaks here.
+  GTEST_SKIP() << "ASan build: peak RSS measures the sanitizer's quarantine, not the program";
+#endif
   const ScratchDir dir("soak");
   const long quarter = peak_rss_kib("6h", dir.path("6h"));
   const long day = peak_rss_kib("24h", dir.path("24h"));
