@@ -65,8 +65,10 @@ bool unresolvable(const std::string& reason) {
   return false;
 }
 
+// Error texts may quote the request's bytes, which need not be UTF-8: those are replaced (U+FFFD)
+// rather than thrown about (the fuzzer's find: a 400 reply aborted the process).
 ExtenderReply reply(int status, const json& body) {
-  return {status, body.dump()};
+  return {status, body.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 // Appends `s` as a JSON string. Node names are DNS labels, so the common case copies the bytes;
@@ -491,7 +493,7 @@ ExtenderReply Extender::preempt(const std::string& body) {
     if (cluster_) {
       lift(true);
       try {
-        ev = evaluate(parse_args(json{{"Pod", pod_json}, {"NodeNames", names}}.dump()));
+        ev = evaluate(parse_args(json{{"Pod", pod_json}, {"NodeNames", names}}.dump(-1, ' ', false, json::error_handler_t::replace)));
       } catch (...) {
         lift(false);
         throw;

@@ -144,6 +144,22 @@ TEST_F(ExtenderTest, BindWithoutAnApiServerIsAnErrorResultAndMalformedJsonIs400)
   post("prioritize", json{{"Pod", 5}}.dump(), 400);
 }
 
+// The fuzzer's find (fuzz/corpus/extender/regress-invalid-utf8-in-error-reply): a request whose
+// label value is not UTF-8 is refused, and the error that quotes it is written with U+FFFD instead
+// of aborting the extender (nlohmann's serializer threw out of the handler).
+TEST_F(ExtenderTest, AnErrorQuotingInvalidUtf8IsA400NotACrash) {
+  std::ifstream in(std::string(ORRERY_SOURCE_DIR) +
+                       "/fuzz/corpus/extender/regress-invalid-utf8-in-error-reply",
+                   std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(raw.size(), 1u);
+  json r = post("filter", raw.substr(1), 400);  // the first byte picks the verb in the fuzzer
+  EXPECT_TRUE(r.contains("Error")) << r.dump();
+  // Still serving.
+  json ok = post("filter", json{{"Pod", pod("2")}, {"NodeNames", {"small", "big", "mid"}}}.dump());
+  EXPECT_EQ(ok["NodeNames"], json({"big"}));
+}
+
 TEST_F(ExtenderTest, AThousandConcurrentFilterRequestsAreAllAnsweredCorrectly) {
   const std::string body = json{{"Pod", pod("2")}, {"NodeNames", {"small", "big", "mid"}}}.dump();
   std::atomic<int> good{0}, ready{0};
