@@ -4,7 +4,7 @@
 //   orrery serve --kubeconfig FILE | --in-cluster [--context C] [--config SCHED.yaml]
 //                [--scheduler-name orrery] [--leader-elect] [--lease-namespace kube-system]
 //                [--lease-name orrery-scheduler] [--metrics-listen :10259]
-//                [--policy kubedsm|kube-optpack|...] [--seed N]
+//                [--policy kubedsm|kube-optpack|carico|... [--policy-args ARGS.yaml]] [--seed N]
 //   orrery serve --extender --listen HOST:PORT [--url-prefix P] [--config SCHED.yaml]
 //                [--profile NAME] [--cluster SNAP.yaml | --kubeconfig FILE | --in-cluster]
 //                [--tls-cert-file F --tls-private-key-file F [--client-ca-file F] | --insecure]
@@ -15,17 +15,18 @@
 #include <atomic>
 #include <cmath>
 #include <future>
-#include <mutex>
-#include <tuple>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/k8s_objects.h"
+#include "core/yaml_util.h"
 #include "framework/realtime_loop.h"
 #include "k8s/api_backend.h"
 #include "k8s/extender.h"
@@ -49,7 +50,7 @@ struct ServeFlags {
   int backoff_initial_ms = 800, backoff_max_ms = 30000, watch_timeout_s = 300;
   std::string listen, url_prefix, profile, cluster;
   uint64_t seed = 0;
-  std::string policy;
+  std::string policy, policy_args;
   std::string tls_cert, tls_key, client_ca;
   bool insecure = false;
   size_t max_request_bytes = k8s::ExtenderServeOptions::default_extender_limits().max_body_bytes;
@@ -126,7 +127,8 @@ int run_extender(const ServeFlags& f) {
       fn();
     };
   } else if (!f.kubeconfig.empty() || f.in_cluster) {
-    client = std::make_unique<k8s::ApiClient>(cluster_config(f.kubeconfig, f.context, f.in_cluster));
+    client =
+        std::make_unique<k8s::ApiClient>(cluster_config(f.kubeconfig, f.context, f.in_cluster));
     loop = std::make_unique<fw::RealTimeLoop>();
     k8s::ApiBackendOptions bopt;
     bopt.backoff.initial_ms = f.backoff_initial_ms;
@@ -160,29 +162,45 @@ int run_extender(const ServeFlags& f) {
 }
 
 // --policy NAME: a policy of the catalog on the live cluster. KubeDSM takes the pods of
-// --scheduler-name; a framework policy (kube-optpack, ...) takes the profiles of --config, which
-// must then be given (its built-in profile is named default-scheduler, and serve must never take
-// the default scheduler's pods).
+// --scheduler-name; a framework policy (kube-optpack, carico, ...) takes the profiles of --config,
+// which must then be given (its built-in profile is named default-scheduler, and serve must never
+// take the default scheduler's pods). --policy-args FILE: the policy's args as a YAML map, as under
+// `scheduler: {policy: NAME, args: ...}` in a scenario (e.g. CARICO's
+// `carico: {aggregator: HOST:PORT, ca_file: ...}`).
+yaml::Ctx policy_args(const ServeFlags& f) {
+  YAML::Node args(YAML::NodeType::Map);
+  std::string source = "--policy " + f.policy;
+  if (!f.policy_args.empty()) {
+    args = yaml::parse_document(read_text_file(f.policy_args), f.policy_args);
+    source = f.policy_args;
+    const yaml::Ctx c{source, args, "args", 1, 0};
+    c.expect_map();
+    yaml::check_unique_keys(c);
+  }
+  if (f.policy == "kubedsm" && !args["schedulerName"]) args["schedulerName"] = f.scheduler_name;
+  if (args.size() == 0) return {};
+  return yaml::Ctx{source, args, "args", 1, 0};
+}
+
 void set_policy(const ServeFlags& f, k8s::ServeOptions& o) {
   const fw::PolicyRegistry registry = policies::catalog();
   if (!registry.has(f.policy)) throw InputError("--policy: " + registry.unknown(f.policy));
   o.policy = f.policy;
-  if (f.policy == "kubedsm") {
-    o.policy_args = yaml::Ctx{"--policy kubedsm", YAML::Load("{schedulerName: \"" + f.scheduler_name + "\"}"),
-                              "args", 0, 0};
-  } else if (f.config.empty()) {
+  o.policy_args = policy_args(f);
+  if (f.policy != "kubedsm" && f.config.empty()) {
     throw InputError("--policy " + f.policy +
                      " needs --config: a KubeSchedulerConfiguration whose profiles name the pods' "
                      "schedulerName (e.g. orrery)");
-  } else {
+  }
+  if (f.policy != "kubedsm") {
     for (const auto& p : k8s::load_serve_config(f.config, f.scheduler_name).profiles)
       if (p.scheduler_name == "default-scheduler")
-        throw InputError(f.config + ": profile default-scheduler: orrery serve does not take the "
-                         "default scheduler's pods; name the profile after your pods' schedulerName");
+        throw InputError(
+            f.config +
+            ": profile default-scheduler: orrery serve does not take the "
+            "default scheduler's pods; name the profile after your pods' schedulerName");
   }
-  o.policy_factory = [registry](fw::PolicyContext& ctx) {
-    return registry.create(ctx.name, ctx);
-  };
+  o.policy_factory = [registry](fw::PolicyContext& ctx) { return registry.create(ctx.name, ctx); };
 }
 
 int run_serve_command(const ServeFlags& f) {
@@ -226,8 +244,9 @@ int run_snapshot(const std::string& kubeconfig, const std::string& context, bool
       {k8s::ApiCall::kListPriorityClasses, "/apis/scheduling.k8s.io/v1/priorityclasses",
        "PriorityClass", "scheduling.k8s.io/v1"},
       {k8s::ApiCall::kListNodes, "/api/v1/nodes", "Node", "v1"},
-      {k8s::ApiCall::kListPods, "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
-       "Pod", "v1"}};
+      {k8s::ApiCall::kListPods,
+       "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed", "Pod",
+       "v1"}};
   for (const Source& s : sources) {
     std::string cont;
     do {
@@ -241,7 +260,8 @@ int run_snapshot(const std::string& kubeconfig, const std::string& context, bool
       if (!page.is_object() || !page.contains("items"))
         throw InputError("the server returned a malformed " + s.kind + " list");
       if (page["items"].is_array())
-        for (auto& it : page["items"]) items.push_back(k8s::strip_for_snapshot(it, s.kind, s.api_version));
+        for (auto& it : page["items"])
+          items.push_back(k8s::strip_for_snapshot(it, s.kind, s.api_version));
       cont = page["metadata"].value("continue", "");
       std::string esc;
       for (char c : cont) {
@@ -291,8 +311,11 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--watch-timeout", f->watch_timeout_s, "Minimum watch timeoutSeconds (300)");
   s->add_option("--log-level", f->log_level, "debug, info, warn or error");
   s->add_option("--policy", f->policy,
-                 "Run a catalog policy instead of the per-pod scheduler (kubedsm, kube-optpack: "
-                 "plans executed as API calls)");
+                "Run a catalog policy instead of the per-pod scheduler (kubedsm, kube-optpack: "
+                "plans executed as API calls)");
+  s->add_option("--policy-args", f->policy_args,
+                "With --policy: a YAML file of the policy's args (CARICO: carico: {aggregator: "
+                "HOST:PORT, ca_file: F, ...})");
   s->add_option("--seed", f->seed, "Seed of the scheduler's random choices (tie-breaks; 0)");
   s->add_flag("--extender", f->extender, "Serve the kube-scheduler extender verbs");
   s->add_option("--listen", f->listen, "Extender address HOST:PORT");

@@ -294,5 +294,93 @@ TEST(ServeKubeDsm, BindsABatchOfPendingPodsThroughItsPlans) {
   EXPECT_EQ(serve.wait(), 0) << serve.output();
 }
 
+// CARICO in `orrery serve` (issue 15): the CaricoCapacity plugin fed by a real aggregator over
+// gRPC. Node "a" has an agent (replaying an idle node: Pod-Capacity ≈ 4); node "b" never reports,
+// so CaricoCapacity filters it ("node(s) had no CARICO report"). Three pods without requests are
+// all bound to "a", each once.
+TEST(ServeCarico, BindsOnlyToNodesWhoseAgentsReportCapacity) {
+  orrery::testing::ScratchDir dir("k8s_serve_carico");
+  FakeApiServer server;
+  server.add("nodes", make_node("a", "4", "16Gi"));
+  server.add("nodes", make_node("b", "4", "16Gi"));
+  for (int i = 0; i < 3; ++i) {
+    nlohmann::json p = make_pod("default", "job-" + std::to_string(i), "0", "0");
+    p["spec"]["containers"][0].erase("resources");
+    server.add("pods", p);
+  }
+  const std::string kc = dir.path("kubeconfig.yaml"), cfg = dir.path("sched.yaml"),
+                    args = dir.path("args.yaml"), replay = dir.path("idle.csv");
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
+                       "  cluster:\n    server: "
+                    << server.url()
+                    << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n"
+                       "- name: u\n  user: {token: t}\n";
+  std::ofstream(cfg) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                        "kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: orrery\n"
+                        "  plugins:\n    filter: {enabled: [{name: CaricoCapacity}]}\n"
+                        "    reserve: {enabled: [{name: CaricoCapacity}]}\n";
+  {
+    std::ofstream r(replay);
+    r << "t_s,cpu_util,mem_util,cpu_pressure,pods\n";
+    for (int i = 0; i < 50; ++i) r << i * 0.1 << ",0.02,0.10,0.00,0\n";
+  }
+  const std::string alog = dir.path("aggregator.log");
+  Process aggregator(
+      {ORRERY_BIN, "aggregator", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"},
+      alog);
+  int port = -1;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        const std::string text = aggregator.output();
+        const auto at = text.rfind("aggregator listening");
+        const auto p = at == std::string::npos ? at : text.find("port=", at);
+        if (p != std::string::npos) port = std::stoi(text.substr(p + 5));
+        return port > 0;
+      },
+      10000))
+      << aggregator.output();
+  const std::string target = "127.0.0.1:" + std::to_string(port);
+  std::ofstream(args) << "carico: {aggregator: \"" << target << "\", poll_interval: 200ms}\n";
+  Process agent(
+      {ORRERY_BIN, "agent", "--aggregator", target, "--node", "a", "--source", "replay:" + replay},
+      dir.path("agent.log"));
+  Process serve(
+      {ORRERY_BIN, "serve", "--kubeconfig", kc, "--config", cfg, "--policy", "carico",
+       "--policy-args", args, "--metrics-listen", "127.0.0.1:0", "--backoff-initial-ms", "50"},
+      dir.path("serve.log"));
+  auto placed = [&] {
+    std::map<std::string, int> n;
+    for (const auto& p : server.list("pods")) ++n[p["spec"].value("nodeName", "")];
+    return n;
+  };
+  ASSERT_TRUE(wait_for([&] { return placed()[""] == 0; }, 20000))
+      << serve.output() << "\n--- agent\n"
+      << agent.output();
+  EXPECT_EQ(placed().at("a"), 3);
+  std::map<std::string, int> ok;
+  for (const auto& b : server.binds()) ok[b.pod] += b.status == 201;
+  EXPECT_EQ(ok.size(), 3u);
+  for (const auto& [pod, n] : ok) EXPECT_EQ(n, 1) << pod;
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(), 0) << serve.output();
+}
+
+TEST(ServeCarico, PolicyArgsMustBeAYamlMapNamingTheFile) {
+  orrery::testing::ScratchDir dir("k8s_serve_carico_args");
+  const std::string bad = dir.path("args.yaml"), kc = dir.path("kubeconfig.yaml"),
+                    cfg = dir.path("sched.yaml");
+  std::ofstream(bad) << "- not a map\n";
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
+                       "  cluster: {server: \"http://127.0.0.1:1\"}\ncontexts:\n- name: f\n"
+                       "  context: {cluster: f, user: u}\nusers:\n- name: u\n  user: {token: t}\n";
+  std::ofstream(cfg) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                        "kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: orrery\n";
+  Process p({ORRERY_BIN, "serve", "--kubeconfig", kc, "--config", cfg, "--policy", "carico",
+             "--policy-args", bad},
+            dir.path("out.log"));
+  EXPECT_EQ(p.wait(), 1);
+  EXPECT_NE(p.output().find(bad + ":1"), std::string::npos) << p.output();
+}
+
 }  // namespace
 }  // namespace orrery::k8s
