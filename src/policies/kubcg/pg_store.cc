@@ -60,23 +60,19 @@ std::string num(double v) {
 
 PgStore::PgStore(const std::string& url)
     : url_(url), shown_(std::regex_replace(url, std::regex(":[^:@/]*@"), ":***@")) {
-  conn_ = PQconnectdb(url.c_str());
-  // A constructor that throws runs no destructor: the connection (made even when it failed) is
-  // closed here, or it leaks (LeakSanitizer found it).
-  try {
-    if (PQstatus(conn_) != CONNECTION_OK)
-      fail(std::string("cannot connect: ") + PQerrorMessage(conn_));
-    exec("SET client_min_messages TO WARNING");
-    migrate();
-  } catch (...) {
-    PQfinish(conn_);
-    conn_ = nullptr;
-    throw;
-  }
+  // Owned at once: a constructor that throws runs no destructor, and libpq makes a connection
+  // object even when connecting fails (LeakSanitizer found it leaking).
+  conn_.reset(PQconnectdb(url.c_str()));
+  if (PQstatus(conn_.get()) != CONNECTION_OK)
+    fail(std::string("cannot connect: ") + PQerrorMessage(conn_.get()));
+  exec("SET client_min_messages TO WARNING");
+  migrate();
 }
 
-PgStore::~PgStore() {
-  PQfinish(conn_);
+PgStore::~PgStore() = default;
+
+void PgStore::Close::operator()(pg_conn* c) const {
+  PQfinish(c);
 }
 
 void PgStore::fail(const std::string& why) const {
@@ -86,10 +82,10 @@ void PgStore::fail(const std::string& why) const {
 }
 
 void PgStore::ensure_connected() {
-  if (PQstatus(conn_) == CONNECTION_OK) return;
-  PQreset(conn_);
-  if (PQstatus(conn_) != CONNECTION_OK)
-    fail(std::string("connection lost, reconnect failed: ") + PQerrorMessage(conn_));
+  if (PQstatus(conn_.get()) == CONNECTION_OK) return;
+  PQreset(conn_.get());
+  if (PQstatus(conn_.get()) != CONNECTION_OK)
+    fail(std::string("connection lost, reconnect failed: ") + PQerrorMessage(conn_.get()));
 }
 
 PgStore::Result PgStore::exec(const std::string& sql, const std::vector<std::string>& params) {
@@ -98,14 +94,15 @@ PgStore::Result PgStore::exec(const std::string& sql, const std::vector<std::str
   values.reserve(params.size());
   for (const std::string& p : params) values.push_back(p.c_str());
   // Without parameters, PQexec (which accepts several statements, e.g. a migration script).
-  PGresult* r = values.empty() ? PQexec(conn_, sql.c_str())
-                               : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
-                                              nullptr, values.data(), nullptr, nullptr, 0);
+  PGresult* r = values.empty()
+                    ? PQexec(conn_.get(), sql.c_str())
+                    : PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()),
+                                   nullptr, values.data(), nullptr, nullptr, 0);
   const ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-    const std::string why = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_);
+    const std::string why = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_.get());
     PQclear(r);
-    fail(why.empty() ? std::string(PQerrorMessage(conn_)) : why);
+    fail(why.empty() ? std::string(PQerrorMessage(conn_.get())) : why);
   }
   return Result(r);
 }
@@ -129,7 +126,7 @@ void PgStore::migrate() {
     if (version == 1) exec(kMigrateV1toV2);
     exec("COMMIT");
   } catch (...) {
-    if (PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
+    if (PQstatus(conn_.get()) == CONNECTION_OK) PQclear(PQexec(conn_.get(), "ROLLBACK"));
     throw;
   }
 }
@@ -178,7 +175,7 @@ void PgStore::insert(std::span<const Record> records) {
     }
     exec("COMMIT");
   } catch (...) {
-    if (PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
+    if (PQstatus(conn_.get()) == CONNECTION_OK) PQclear(PQexec(conn_.get(), "ROLLBACK"));
     throw;
   }
 }

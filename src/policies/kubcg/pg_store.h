@@ -7,6 +7,7 @@
 // (inserts are transactions). HistoryWriter keeps such records pending and retries them.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,12 @@ class PgStore : public HistoryStore {
   Result exec(const std::string& sql, const std::vector<std::string>& params = {});
   [[noreturn]] void fail(const std::string& why) const;
   void migrate();
+  // Closes the connection (PQfinish) however the store ends, also when its constructor throws.
+  struct Close {
+    void operator()(pg_conn* c) const;
+  };
   std::string url_, shown_;
-  pg_conn* conn_ = nullptr;
+  std::unique_ptr<pg_conn, Close> conn_;
 };
 
 }  // namespace orrery::kubcg
