@@ -4,6 +4,7 @@
 //   orrery serve --kubeconfig FILE | --in-cluster [--context C] [--config SCHED.yaml]
 //                [--scheduler-name orrery] [--leader-elect] [--lease-namespace kube-system]
 //                [--lease-name orrery-scheduler] [--metrics-listen :10259]
+//                [--journal-namespace NS] [--journal-name orrery-scheduler-journal]
 //                [--policy kubedsm|kube-optpack|carico|... [--policy-args ARGS.yaml]] [--seed N]
 //   orrery serve --extender --listen HOST:PORT [--url-prefix P] [--config SCHED.yaml]
 //                [--profile NAME] [--cluster SNAP.yaml | --kubeconfig FILE | --in-cluster]
@@ -45,6 +46,7 @@ struct ServeFlags {
   std::string kubeconfig, context, config, scheduler_name = "orrery";
   bool in_cluster = false, leader_elect = false, extender = false;
   std::string lease_namespace = "kube-system", lease_name = "orrery-scheduler";
+  std::string journal_namespace, journal_name;  // default: the Lease's, "<lease-name>-journal"
   std::string metrics_listen = ":10259", identity, log_level = "info";
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;
   int backoff_initial_ms = 800, backoff_max_ms = 30000, watch_timeout_s = 300;
@@ -215,6 +217,8 @@ int run_serve_command(const ServeFlags& f) {
   o.election.lease_namespace = f.lease_namespace;
   o.election.lease_name = f.lease_name;
   o.election.identity = f.identity.empty() ? k8s::default_identity() : f.identity;
+  o.journal_namespace = f.journal_namespace.empty() ? f.lease_namespace : f.journal_namespace;
+  o.journal_name = f.journal_name.empty() ? f.lease_name + "-journal" : f.journal_name;
   o.election.lease_duration_ms = to_ms(f.lease_duration, "--lease-duration");
   o.election.renew_deadline_ms = to_ms(f.renew_deadline, "--renew-deadline");
   o.election.retry_period_ms = to_ms(f.retry_period, "--retry-period");
@@ -302,6 +306,11 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--lease-namespace", f->lease_namespace, "Namespace of the Lease");
   s->add_option("--lease-name", f->lease_name, "Name of the Lease");
   s->add_option("--lease-duration", f->lease_duration, "Lease duration, seconds (15)");
+  s->add_option("--journal-namespace", f->journal_namespace,
+                "Namespace of the plan journal ConfigMap (default: --lease-namespace)");
+  s->add_option("--journal-name", f->journal_name,
+                "Name of the plan journal ConfigMap, where replacements of evicted pods are "
+                "recorded before the eviction (default: <lease-name>-journal)");
   s->add_option("--renew-deadline", f->renew_deadline, "Renew deadline, seconds (10)");
   s->add_option("--retry-period", f->retry_period, "Retry period, seconds (2)");
   s->add_option("--identity", f->identity, "Leader election identity (default hostname_random)");

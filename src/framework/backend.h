@@ -100,6 +100,15 @@ class ClusterBackend {
   // Deletes (evicts) a pod; `reason` is recorded (e.g. "preempted by ns/p"). Later:
   // kPodTerminating for a pod that had started, then kPodDeleted; or kPodDeleteFailed.
   virtual void delete_pod(PodId pod, const std::string& reason) = 0;
+  // delete_pod for a pod that will be re-created as `replacement` (same namespace and name; a
+  // plan's move of a pod no controller replaces). The caller still creates the replacement
+  // (create_pod after kPodDeleted); a backend whose memory can be lost in between (a real
+  // cluster's: the scheduler process may crash) first records the replacement where it survives,
+  // and answers kPodDeleteFailed without deleting when it cannot. Default: delete_pod.
+  virtual void delete_for_recreation(PodId pod, const Pod& replacement, const std::string& reason) {
+    (void)replacement;
+    delete_pod(pod, reason);
+  }
   // Creates a pod (pending unless pod.node_name is set). Later: kPodAdded, which carries its id.
   virtual void create_pod(Pod pod) = 0;
   // Changes a pod. True when the change is made in place (kPodUpdated follows, same PodId);

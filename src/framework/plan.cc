@@ -418,6 +418,16 @@ bool PlanExecutor::start_step(Running& r, size_t i, std::string* why) {
     case StepKind::kDelete: {
       const PodId id = resolve(r, s.pod);
       if (id == kNoPod) return advance();  // already gone: the step's goal holds
+      // A later step re-creating the pod under its name makes this a move: say so.
+      const Pod& victim = st.pod(id);
+      for (size_t j = i + 1; j < r.plan.steps().size(); ++j) {
+        const Step& c = r.plan.steps()[j];
+        if (c.kind == StepKind::kCreate && c.make && c.make->ns == victim.ns &&
+            c.make->name == victim.name) {
+          backend_.delete_for_recreation(id, *c.make, s.reason);
+          return true;
+        }
+      }
       backend_.delete_pod(id, s.reason);
       return true;
     }

@@ -31,6 +31,11 @@ std::string rfc3339_now() {
 ApiBackend::ApiBackend(ApiClient& client, fw::RealTimeLoop& loop, ApiBackendOptions options)
     : client_(client), loop_(loop), options_(std::move(options)) {
   workers_ = std::make_unique<Workers>(options_.workers);
+  if (!options_.journal_name.empty()) {
+    journal_ =
+        std::make_unique<PlanJournal>(client_, options_.journal_namespace, options_.journal_name);
+    journal_worker_ = std::make_unique<Workers>(1);
+  }
 }
 
 ApiBackend::~ApiBackend() {
@@ -63,6 +68,7 @@ void ApiBackend::start() {
 void ApiBackend::stop(bool drop) {
   for (auto& i : informers_) i->stop();
   if (workers_) workers_->stop(drop);
+  if (journal_worker_) journal_worker_->stop(drop);
 }
 
 void ApiBackend::remove_listener(fw::EventListener* l) {
@@ -119,9 +125,17 @@ void ApiBackend::apply_replace(const std::string& kind, std::vector<JsonValue>& 
     std::vector<std::string> gone;
     for (PodId p : state_.pods())
       if (!listed.count(state_.pod(p).key())) gone.push_back(state_.pod(p).key());
-    for (auto it = orphans_.begin(); it != orphans_.end();)
-      it = listed.count(it->first) ? std::next(it) : orphans_.erase(it);
+    std::vector<std::pair<std::string, std::string>> gone_orphans;  // key, uid
+    for (auto it = orphans_.begin(); it != orphans_.end();) {
+      if (listed.count(it->first)) {
+        ++it;
+        continue;
+      }
+      gone_orphans.emplace_back(it->first, object_uid(it->second));
+      it = orphans_.erase(it);
+    }
     for (const auto& key : gone) remove_pod(key);
+    for (const auto& [key, uid] : gone_orphans) pod_gone(key, uid);
     for (const JsonValue& o : items) upsert_pod(o);
   }
   if (!listed_[kind]) {
@@ -149,8 +163,9 @@ void ApiBackend::apply_event(const std::string& kind, const std::string& type, J
       upsert_node(obj);
     }
   } else if (type == "DELETED") {
-    orphans_.erase(object_key(obj));
-    remove_pod(object_key(obj));
+    const std::string key = object_key(obj);
+    if (orphans_.erase(key) > 0) pod_gone(key, object_uid(obj));
+    remove_pod(key);
   } else {
     upsert_pod(obj);
   }
@@ -224,7 +239,9 @@ void ApiBackend::add_pod(Pod pod, uint64_t hash) {
   }
   pod_hash_[id] = hash;
   pod_uid_[id] = uid;
+  const std::string key = state_.pod(id).key();
   emit(fw::EventKind::kPodAdded, state_.pod_node(id), id);
+  confirm_replacement(key, uid);
 }
 
 void ApiBackend::upsert_pod(const JsonValue& obj) {
@@ -305,16 +322,21 @@ void ApiBackend::remove_pod(const std::string& key) {
   if (!id) return;
   const uint64_t serial = state_.pod_serial(*id);
   const NodeId node = state_.pod_node(*id);
+  const std::string uid = pod_uid_[*id];
   binds_.erase(serial);
   state_.remove_pod(*id);
   const fw::ClusterEvent e{fw::EventKind::kPodDeleted, now_us(), node, *id, serial, {}};
   const size_t n = listeners_.size();
   for (size_t i = 0; i < n && i < listeners_.size(); ++i) listeners_[i]->on_event(e);
-  if (auto r = recreate_.find(serial); r != recreate_.end()) {
-    Pod replacement = std::move(r->second);
-    recreate_.erase(r);
-    create_pod(std::move(replacement));
-  }
+  pod_gone(key, uid);
+}
+
+void ApiBackend::pod_gone(const std::string& key, const std::string& uid) {
+  auto r = recreate_.find(key);
+  if (r == recreate_.end() || r->second.old_uid != uid) return;
+  std::string body = std::move(r->second.body);
+  recreate_.erase(r);
+  post_pod(split_pod_key(key).first, key, std::move(body));
 }
 
 // ---- actions ----
@@ -402,7 +424,8 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
       report("evict", r.status == 429 ? "throttled" : "error");
       auto id = state_.find_pod(ns, name);
       if (!id || state_.pod_serial(*id) != serial) return;
-      recreate_.erase(serial);
+      recreate_.erase(ns + "/" + name);
+      if (journalled_.count(ns + "/" + name)) settle_journal(ns + "/" + name);  // not evicted
       std::string why = r.describe();
       if (r.status == 429) why += " (after " + std::to_string(attempt + 1) + " attempts)";
       obs::warn("eviction failed", {{"pod", ns + "/" + name}, {"error", why}});
@@ -411,17 +434,22 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
   });
 }
 
-void ApiBackend::create_pod(Pod pod) {
-  const std::string key = pod.key();
-  const std::string body = pod_to_json(pod).dump();
+void ApiBackend::create_pod(Pod pod) { post_pod(pod.ns, pod.key(), pod_to_json(pod).dump()); }
+
+void ApiBackend::post_pod(const std::string& ns, const std::string& key, std::string body) {
   ++creations_;
   auto alive = alive_;
-  workers_->submit([this, alive, key, ns = pod.ns, body] {
+  workers_->submit([this, alive, key, ns, body = std::move(body)] {
     Response r = client_.post(ApiCall::kCreatePod, "/api/v1/namespaces/" + ns + "/pods", body);
     loop_.post([this, alive, r = std::move(r), key] {
       if (!*alive) return;
       --creations_;
       report("create", r.ok() ? "ok" : (r.status == 409 ? "conflict" : "error"));
+      if (r.status == 409 && r.status_reason() == "AlreadyExists" && journalled_.count(key)) {
+        obs::info("a journalled replacement's name is taken: already re-created", {{"pod", key}});
+        settle_journal(key);
+        return;
+      }
       if (!r.ok()) obs::error("pod creation failed", {{"pod", key}, {"error", r.describe()}});
     });
   });
@@ -446,8 +474,7 @@ bool ApiBackend::update_pod(PodId pod, const fw::PodUpdate& update) {
     replacement.node_name.clear();
     replacement.phase = PodPhase::kPending;
     if (update.scheduling_gates) replacement.scheduling_gates = *update.scheduling_gates;
-    recreate_[state_.pod_serial(pod)] = std::move(replacement);
-    delete_pod(pod, "re-created to change its requests");
+    evict_journalled(pod, pod_to_json(replacement), "re-created to change its requests", true);
     return false;
   }
   Pod changed = p;
@@ -510,6 +537,146 @@ void ApiBackend::record_event(PodId pod, const std::string& type, const std::str
     Response r = client_.post(ApiCall::kCreateEvent, "/api/v1/namespaces/" + ns + "/events", body);
     if (!r.ok()) obs::debug("event not recorded", {{"error", r.describe()}});
   });
+}
+
+// ---- plan journal ----
+
+void ApiBackend::delete_for_recreation(PodId pod, const Pod& replacement,
+                                       const std::string& reason) {
+  Pod r = replacement;
+  r.uid.clear();
+  evict_journalled(pod, pod_to_json(r), reason, false);
+}
+
+void ApiBackend::evict_journalled(PodId pod, JsonValue replacement, const std::string& reason,
+                                  bool recreate) {
+  const Pod& p = state_.pod(pod);
+  const std::string key = p.key(), uid = pod_uid_[pod];
+  if (recreate) recreate_[key] = {uid, replacement.dump()};
+  if (!journal_) {
+    delete_pod(pod, reason);
+    return;
+  }
+  obs::info("journalling the replacement before evicting",
+            {{"pod", key}, {"reason", reason}, {"journal", journal_->ns() + "/" + journal_->name()}});
+  journalled_[key] = uid;
+  ++evictions_;  // from now on: the journal write, then the eviction
+  const uint64_t serial = state_.pod_serial(pod);
+  JournalEntry e{p.ns, p.name, uid, std::move(replacement)};
+  auto alive = alive_;
+  journal_worker_->submit([this, alive, e = std::move(e), serial, reason] {
+    Response r = journal_->record(e);
+    loop_.post([this, alive, r = std::move(r), ns = e.ns, name = e.name, serial, reason] {
+      if (!*alive) return;
+      report("journal", r.ok() ? "ok" : "error");
+      const std::string key = ns + "/" + name;
+      auto id = state_.find_pod(ns, name);
+      const bool same = id && state_.pod_serial(*id) == serial;
+      if (r.ok() && same) {
+        obs::info("evicting", {{"pod", key}, {"reason", reason}});
+        evict(ns, name, serial, 0);
+        return;
+      }
+      --evictions_;
+      if (r.ok()) return;  // gone meanwhile: its DELETED (and the replacement's ADDED) settle it
+      journalled_.erase(key);
+      recreate_.erase(key);
+      const std::string why = "not evicted: the plan journal could not be written: " + r.describe();
+      obs::warn("eviction refused", {{"pod", key}, {"error", why}});
+      if (same) emit(fw::EventKind::kPodDeleteFailed, state_.pod_node(*id), *id, why);
+    });
+  });
+}
+
+void ApiBackend::confirm_replacement(const std::string& key, const std::string& uid) {
+  auto it = journalled_.find(key);
+  if (it == journalled_.end() || it->second == uid) return;
+  obs::info("replacement confirmed; dropping its plan journal entry", {{"pod", key}, {"uid", uid}});
+  settle_journal(key);
+}
+
+void ApiBackend::settle_journal(const std::string& key) {
+  journalled_.erase(key);
+  auto [ns, name] = split_pod_key(key);
+  journal_erase(ns, name);
+}
+
+void ApiBackend::journal_erase(const std::string& ns, const std::string& name) {
+  if (!journal_) return;
+  ++journal_erases_;
+  auto alive = alive_;
+  journal_worker_->submit([this, alive, ns, name] {
+    Response r = journal_->erase(ns, name);
+    loop_.post([this, alive, r = std::move(r), key = ns + "/" + name] {
+      if (!*alive) return;
+      --journal_erases_;
+      report("journal", r.ok() ? "ok" : "error");
+      if (!r.ok())
+        obs::warn("cannot remove a plan journal entry (the next replay drops it)",
+                  {{"pod", key}, {"error", r.describe()}});
+    });
+  });
+}
+
+void ApiBackend::replay_journal() {
+  if (!journal_) replayed_ = true;
+  if (!journal_ || replay_started_) return;
+  replay_started_ = true;
+  load_journal(0);
+}
+
+void ApiBackend::load_journal(int attempt) {
+  auto alive = alive_;
+  journal_worker_->submit([this, alive, attempt] {
+    auto entries = std::make_shared<std::vector<JournalEntry>>();
+    Response r = journal_->load(entries.get());
+    loop_.post([this, alive, r = std::move(r), entries, attempt] {
+      if (!*alive) return;
+      const std::string where = journal_->ns() + "/" + journal_->name();
+      if (!r.ok()) {
+        const int base = std::min(options_.backoff.max_ms,
+                                  options_.backoff.initial_ms << std::min(attempt, 16));
+        obs::warn("cannot read the plan journal; no plan starts before it is read",
+                  {{"configmap", where}, {"error", r.describe()},
+                   {"retry_ms", std::to_string(base)}});
+        loop_.after(int64_t{base} * 1000, [this, alive, attempt] {
+          if (*alive) load_journal(attempt + 1);
+        });
+        return;
+      }
+      obs::info("replaying the plan journal",
+                {{"configmap", where}, {"entries", std::to_string(entries->size())}});
+      for (const JournalEntry& e : *entries) replay_entry(e);
+      replayed_ = true;
+    });
+  });
+}
+
+void ApiBackend::replay_entry(const JournalEntry& e) {
+  const std::string key = e.pod_key();
+  std::optional<ObservedPod> seen;
+  if (auto id = state_.find_pod(e.ns, e.name)) {
+    seen = ObservedPod{pod_uid_[*id], state_.pod(*id).terminating};
+  } else if (auto o = orphans_.find(key); o != orphans_.end()) {
+    seen = ObservedPod{object_uid(o->second), o->second["metadata"].contains("deletionTimestamp")};
+  }
+  const ReplayAction action = decide_replay(e, seen);
+  obs::info("plan journal entry", {{"pod", key},
+                                   {"decision", std::string(to_string(action))},
+                                   {"oldUid", e.old_uid},
+                                   {"uid", seen ? seen->uid : std::string()}});
+  switch (action) {
+    case ReplayAction::kCancel:
+    case ReplayAction::kDrop: journal_erase(e.ns, e.name); break;
+    case ReplayAction::kAwaitDeletion:
+      journalled_[key] = e.old_uid;
+      recreate_[key] = {e.old_uid, e.pod.dump()};
+      break;
+    case ReplayAction::kCreate:
+      journalled_[key] = e.old_uid;
+      post_pod(e.ns, key, e.pod.dump());
+      break;
+  }
 }
 
 }  // namespace orrery::k8s

@@ -14,6 +14,16 @@
 //   create_pod(pod)  POST pods                     → kPodAdded when the watch shows it
 //   update_pod(p,u)  PATCH (labels, annotations, images, scheduling gates) → kPodUpdated; a change
 //                    of requests re-creates the pod (evict, then create when DELETED): false
+//   delete_for_recreation(p, r)  a plan's move of a bare pod: the eviction above, after r is in
+//                    the plan journal
+//
+// Plan journal (plan_journal.h, when ApiBackendOptions::journal_name is set): before an eviction
+// whose pod is to be re-created (a change of requests, a plan's move), the replacement goes into
+// a ConfigMap; the eviction is sent only once that write succeeded (otherwise kPodDeleteFailed,
+// "not evicted: the plan journal could not be written: ..."). The entry is removed when the
+// replacement shows up (ADDED of a pod of that name with another uid, or a create answered 409
+// AlreadyExists) or the eviction is refused. replay_journal() — at start-up, when this replica may
+// act — finishes or cancels what a crashed process left (decide_replay).
 //
 // A relist (after 410 Gone) diffs the new list against the view: pods that vanished are deleted,
 // new ones added, changed ones updated, so a pod created during a watch gap is picked up.
@@ -34,6 +44,7 @@
 #include "k8s/client.h"
 #include "k8s/informer.h"
 #include "k8s/objects.h"
+#include "k8s/plan_journal.h"
 #include "k8s/workers.h"
 
 namespace orrery::k8s {
@@ -50,6 +61,9 @@ struct ApiBackendOptions {
   std::function<bool()> may_bind;
   std::string component = "orrery";  // Events' source
   std::string instance;               // Events' reportingInstance (the replica's identity)
+  // The plan journal's ConfigMap (empty name: no journal; re-creations are then not crash-safe).
+  std::string journal_namespace = "kube-system";
+  std::string journal_name;
 };
 
 // What happened to an action, for metrics and logs (called on the loop thread).
@@ -74,9 +88,17 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   void on_watch_restart(std::function<void(const std::string&, const std::string&)> fn) {
     on_restart_ = std::move(fn);
   }
-  // Calls in flight (binds awaiting confirmation, evictions, creations).
-  size_t in_flight() const { return binds_.size() + evictions_ + creations_; }
+  // Calls in flight (binds awaiting confirmation, evictions, creations, journal removals).
+  size_t in_flight() const { return binds_.size() + evictions_ + creations_ + journal_erases_; }
   size_t skipped_objects() const { return skipped_; }
+
+  // Reads the plan journal and acts on each entry (decide_replay; each decision is logged). Call
+  // on the loop once the informers synced and this replica may act; later calls do nothing. An
+  // unreadable journal is read again after a backoff.
+  void replay_journal();
+  // The journal was read and its entries acted on (true at once without a journal). A policy
+  // starts only after this, so it plans on a cluster whose interrupted moves are settled.
+  bool journal_replayed() const { return replayed_; }
 
   // A core/v1 Event about a pod (Scheduled, FailedScheduling, Preempted), sent asynchronously.
   void record_event(PodId pod, const std::string& type, const std::string& reason,
@@ -86,6 +108,7 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   int64_t now_us() const override { return loop_.now_us(); }
   void bind(PodId pod, NodeId node) override;
   void delete_pod(PodId pod, const std::string& reason) override;
+  void delete_for_recreation(PodId pod, const Pod& replacement, const std::string& reason) override;
   void create_pod(Pod pod) override;
   bool update_pod(PodId pod, const fw::PodUpdate& update) override;
   void add_listener(fw::EventListener* l) override { listeners_.push_back(l); }
@@ -108,6 +131,18 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   void report(const std::string& action, const std::string& outcome);
   void evict(const std::string& ns, const std::string& name, uint64_t serial, int attempt);
   void skip(const std::string& what, const std::exception& e);
+  // Evicts `pod` after journalling `replacement` (its POST body); `recreate` also creates it here
+  // on the pod's DELETED (a change of requests; a plan creates its own replacement).
+  void evict_journalled(PodId pod, JsonValue replacement, const std::string& reason, bool recreate);
+  void post_pod(const std::string& ns, const std::string& key, std::string body);
+  // The pod `key` with `uid` left the view: create its awaited replacement, if any.
+  void pod_gone(const std::string& key, const std::string& uid);
+  // A pod `key` with `uid` appeared: if it replaces a journalled one, drop the entry.
+  void confirm_replacement(const std::string& key, const std::string& uid);
+  void settle_journal(const std::string& key);  // drop the in-memory and the ConfigMap entry
+  void journal_erase(const std::string& ns, const std::string& name);
+  void load_journal(int attempt);
+  void replay_entry(const JournalEntry& e);
 
   ApiClient& client_;
   fw::RealTimeLoop& loop_;
@@ -135,7 +170,17 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   };
   std::unordered_map<uint64_t, Bind> binds_;  // by pod serial: sent, not confirmed by the watch
   size_t evictions_ = 0, creations_ = 0;
-  std::unordered_map<uint64_t, Pod> recreate_;  // by serial: create this when the pod is gone
+  struct Replacement {
+    std::string old_uid;  // created when the pod with this uid is gone
+    std::string body;     // the POST body
+  };
+  std::unordered_map<std::string, Replacement> recreate_;  // by pod key
+  std::unique_ptr<PlanJournal> journal_;
+  std::unique_ptr<Workers> journal_worker_;  // one thread: journal writes in order
+  std::unordered_map<std::string, std::string> journalled_;  // pod key → old uid, entry written
+  size_t journal_erases_ = 0;
+  bool replay_started_ = false;
+  std::atomic<bool> replayed_{false};
   size_t skipped_ = 0;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
 };

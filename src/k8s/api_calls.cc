@@ -21,6 +21,9 @@ constexpr std::array<ApiCallInfo, static_cast<size_t>(ApiCall::kCount)> kApiCall
     {"coordination.k8s.io", "leases", "get", "leader election"},
     {"coordination.k8s.io", "leases", "create", "leader election"},
     {"coordination.k8s.io", "leases", "update", "leader election"},
+    {"", "configmaps", "get", "plan journal (replacements of evicted pods)"},
+    {"", "configmaps", "create", "plan journal (replacements of evicted pods)"},
+    {"", "configmaps", "update", "plan journal (replacements of evicted pods)"},
 }};
 
 }  // namespace

@@ -30,6 +30,9 @@ enum class ApiCall : int {
   kGetLease,
   kCreateLease,
   kUpdateLease,
+  kGetConfigMap,
+  kCreateConfigMap,
+  kUpdateConfigMap,
   kCount
 };
 

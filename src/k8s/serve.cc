@@ -317,6 +317,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   ApiBackendOptions bopt;
   bopt.backoff = opt.backoff;
   bopt.instance = opt.election.identity;
+  bopt.journal_namespace = opt.journal_namespace;
+  bopt.journal_name = opt.journal_name;
   LeaderElector* el = elector.get();
   bopt.may_bind = [el, &shutting_down] { return !shutting_down && (!el || el->may_act()); };
   ApiBackend backend(client, loop, bopt);
@@ -331,7 +333,7 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   PolicyHost policy(opt, backend, loop);
   backend.on_synced([&] {
     if (!opt.policy.empty()) {
-      if (may_act()) policy.start();
+      if (may_act()) backend.replay_journal();  // the policy starts once it is replayed
       return;
     }
     driver = std::make_unique<ServeDriver>(backend, loop, std::move(profiles), sched_options,
@@ -353,7 +355,9 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
     if (stop && stop->load()) shutting_down = true;
     const bool acting = may_act();
     if (acting && !was_acting && driver) driver->wake();
-    if (acting && !opt.policy.empty() && !policy.started() && backend.synced()) policy.start();
+    if (acting && backend.synced()) backend.replay_journal();  // once
+    if (acting && !opt.policy.empty() && !policy.started() && backend.journal_replayed())
+      policy.start();
     if (!acting && was_acting && policy.started() && !shutting_down) {
       obs::error("lost the lease while running a policy; stopping so that no plan runs twice",
                  {{"policy", opt.policy}});

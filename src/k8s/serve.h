@@ -75,6 +75,8 @@ struct ServeOptions {
   std::string scheduler_name = "orrery";
   bool leader_elect = false;
   LeaderElectionConfig election;
+  // The plan journal's ConfigMap (ApiBackendOptions; empty name: no journal).
+  std::string journal_namespace = "kube-system", journal_name;
   std::string metrics_listen = ":10259";
   Backoff backoff;
   uint64_t seed = 0;

@@ -366,6 +366,11 @@ void FakeApiServer::throttle_evictions(int count) {
   throttled_evictions_ = count;
 }
 
+void FakeApiServer::set_configmap_refusal(std::function<int(const std::string& method)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  configmap_refusal_ = std::move(f);
+}
+
 void FakeApiServer::set_request_hook(std::function<void(const std::string&, const std::string&)> f) {
   std::lock_guard<std::mutex> lock(mu_);
   request_hook_ = std::move(f);
@@ -464,7 +469,7 @@ void FakeApiServer::routes() {
            {"groupVersion", "v1"},
            {"resources",
             {resource("nodes", "Node", false), resource("pods", "Pod", true),
-             resource("events", "Event", true)}}});
+             resource("events", "Event", true), resource("configmaps", "ConfigMap", true)}}});
   });
   s.Get("/apis/scheduling.k8s.io/v1", [resource](const httplib::Request&, httplib::Response& res) {
     reply(res, 200,
@@ -876,6 +881,70 @@ void FakeApiServer::routes() {
           JsonValue old = it->second;
           store("leases", "MODIFIED", obj, old);
           reply(res, 200, objects_["leases"][key]);
+        });
+
+  // ConfigMaps (the plan journal): get / create / update by resourceVersion, as the Lease.
+  // Refused with the status set_configmap_refusal returns (0: not refused); under mu_.
+  auto refused = [this](const httplib::Request& req, httplib::Response& res) {
+    const int code = configmap_refusal_ ? configmap_refusal_(req.method) : 0;
+    if (code == 0) return false;
+    fail(res, code, code == 403 ? "Forbidden" : "InternalError",
+         "configmaps is refused by the test (" + req.method + ")");
+    return true;
+  };
+  s.Get(R"(/api/v1/namespaces/([^/]+)/configmaps/([^/]+))",
+        [this, refused](const httplib::Request& req, httplib::Response& res) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (refused(req, res)) return;
+          auto it = objects_["configmaps"].find(std::string(req.matches[1]) + "/" +
+                                                std::string(req.matches[2]));
+          if (it == objects_["configmaps"].end())
+            return fail(res, 404, "NotFound",
+                        "configmaps \"" + std::string(req.matches[2]) + "\" not found");
+          reply(res, 200, it->second);
+        });
+  s.Post(R"(/api/v1/namespaces/([^/]+)/configmaps)",
+         [this, refused](const httplib::Request& req, httplib::Response& res) {
+           JsonValue obj = JsonValue::parse(req.body, nullptr, false);
+           if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].contains("name"))
+             return fail(res, 400, "BadRequest", "malformed ConfigMap");
+           obj["metadata"]["namespace"] = std::string(req.matches[1]);
+           std::lock_guard<std::mutex> lock(mu_);
+           if (refused(req, res)) return;
+           const std::string key = key_of("configmaps", obj);
+           if (objects_["configmaps"].count(key))
+             return fail(res, 409, "AlreadyExists",
+                         "configmaps \"" + obj["metadata"].value("name", "") + "\" already exists");
+           stamp(obj);
+           store("configmaps", "ADDED", obj, std::nullopt);
+           reply(res, 201, objects_["configmaps"][key]);
+         });
+  s.Put(R"(/api/v1/namespaces/([^/]+)/configmaps/([^/]+))",
+        [this, refused](const httplib::Request& req, httplib::Response& res) {
+          JsonValue obj = JsonValue::parse(req.body, nullptr, false);
+          if (!obj.is_object() || !obj.contains("metadata"))
+            return fail(res, 400, "BadRequest", "malformed ConfigMap");
+          std::lock_guard<std::mutex> lock(mu_);
+          if (refused(req, res)) return;
+          const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
+          auto it = objects_["configmaps"].find(key);
+          if (it == objects_["configmaps"].end())
+            return fail(res, 404, "NotFound",
+                        "configmaps \"" + std::string(req.matches[2]) + "\" not found");
+          if (obj["metadata"].value("resourceVersion", "") !=
+              it->second["metadata"].value("resourceVersion", "")) {
+            return fail(res, 409, "Conflict",
+                        "Operation cannot be fulfilled on configmaps \"" +
+                            std::string(req.matches[2]) +
+                            "\": the object has been modified; please apply your changes to the "
+                            "latest version and try again");
+          }
+          obj["metadata"]["uid"] = it->second["metadata"]["uid"];
+          obj["metadata"]["namespace"] = std::string(req.matches[1]);
+          obj["metadata"]["name"] = std::string(req.matches[2]);
+          JsonValue old = it->second;
+          store("configmaps", "MODIFIED", obj, old);
+          reply(res, 200, objects_["configmaps"][key]);
         });
 }
 

@@ -11,8 +11,8 @@
 //  - pods: create (uid, resourceVersion, creationTimestamp, spec.priority from the PriorityClass,
 //    phase Pending), get, merge PATCH, DELETE, binding (409 when already assigned), eviction
 //    (policy/v1; 429 when throttled; deletionTimestamp then DELETED);
-//  - core/v1 events (stored), coordination.k8s.io/v1 leases (get/create/update with
-//    resourceVersion conflicts → 409);
+//  - core/v1 events (stored), coordination.k8s.io/v1 leases and core/v1 configmaps (get/create/
+//    update with resourceVersion conflicts → 409, an existing name → 409 AlreadyExists);
 //  - minimal discovery (/api, /apis, /api/v1, group versions) so kubectl can be a client;
 //  - faults: compaction, in-stream expiry, dropped streams, blocked watches, refused binds,
 //    throttled evictions; optional bearer-token / basic auth and TLS with client certificates.
@@ -89,7 +89,7 @@ class FakeApiServer {
   int port() const { return port_; }
   std::string url() const;
 
-  // resource: "nodes", "pods", "priorityclasses", "leases", "events". Objects get uid,
+  // resource: "nodes", "pods", "priorityclasses", "leases", "configmaps", "events". Objects get uid,
   // resourceVersion and creationTimestamp when missing.
   void add(const std::string& resource, JsonValue obj);
   void update(const std::string& resource, JsonValue obj);  // whole object (MODIFIED)
@@ -110,6 +110,9 @@ class FakeApiServer {
   void set_bind_refusal_message(std::function<std::string(const std::string& pod, const std::string& node)> f);
   void set_eviction_refusal(std::function<std::string(const std::string& pod)> f);
   void throttle_evictions(int count);  // the next `count` evictions get 429
+  // Called for each ConfigMap request ("GET", "POST", "PUT"); a non-zero status refuses it
+  // (403 Forbidden, or 500 InternalError for anything else).
+  void set_configmap_refusal(std::function<int(const std::string& method)> f);
   void set_request_hook(std::function<void(const std::string& method, const std::string& path)> f);
   // Chaos mode (see ChaosOptions) until stop_chaos(); the counts of what was injected.
   void start_chaos(const ChaosOptions& options);
@@ -159,6 +162,7 @@ class FakeApiServer {
   int throttled_evictions_ = 0;
   std::function<std::string(const std::string&, const std::string&)> bind_refusal_message_;
   std::function<std::string(const std::string&)> eviction_refusal_;
+  std::function<int(const std::string&)> configmap_refusal_;
   std::vector<BindRecord> binds_;
   std::map<std::string, int> request_counts_;
   std::function<void(const std::string&, const std::string&)> request_hook_;

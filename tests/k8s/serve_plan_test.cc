@@ -1,7 +1,9 @@
 // Planners in `orrery serve` (issue 16): `--policy kube-optpack` against the fake API server. The
 // packer's plan runs as API calls — eviction, re-creation, binds — each verified by its watch
-// event, as in the simulator; and a serve killed in the middle of a plan (after the eviction,
-// before the re-creation or the binds) is restarted and ends with every pod bound exactly once.
+// event, as in the simulator; and a serve killed in the middle of a plan (after the journal
+// write, after the eviction, before the re-creation or the binds) is restarted and ends with every
+// pod bound exactly once: the plan journal (src/k8s/plan_journal.h) carries a bare pod's
+// replacement across the crash.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -112,6 +114,17 @@ class ServePlanTest : public ::testing::Test {
         },
         10000);
   }
+  // The plan journal's entries (ConfigMap data), as the fake holds them.
+  nlohmann::json journal() {
+    auto cm = server->get("configmaps", "kube-system/orrery-scheduler-journal");
+    return cm ? cm->value("data", nlohmann::json::object()) : nlohmann::json::object();
+  }
+  std::map<std::string, std::string> uids() {
+    std::map<std::string, std::string> out;
+    for (const auto& p : server->list("pods"))
+      out[p["metadata"].value("name", "")] = p["metadata"].value("uid", "");
+    return out;
+  }
   bool all_bound(size_t pods) {
     const auto list = server->list("pods");
     if (list.size() != pods) return false;
@@ -152,7 +165,7 @@ TEST_F(ServePlanTest, ThePackerMovesAPodThroughTheApiToAdmitAPendingOne) {
         if (!m) return false;
         body = m->body;
         e = testing::parse_exposition(body);
-        return steps("bind") >= 2;
+        return steps("bind") >= 2 && steps("evict") >= 1 && steps("create") >= 1;
       },
       5000);
   EXPECT_TRUE(e.errors.empty());
@@ -165,8 +178,7 @@ TEST_F(ServePlanTest, ThePackerMovesAPodThroughTheApiToAdmitAPendingOne) {
 
 // Killed after the eviction and the re-creation of the bare pod, at its bind (which
 // may or may not reach the server): the restarted serve finds the pods still pending and binds
-// them — nothing lost, nothing twice. (Killed between the eviction and the re-creation, a bare
-// pod would be lost: no plan journal survives the process; src/k8s/README.md.)
+// them — nothing lost, nothing twice.
 TEST_F(ServePlanTest, ARestartBetweenRecreationAndBindLosesNoPod) {
   server->add("pods", running("small-1", "a", false));
   server->add("pods", running("small-2", "b", false));
@@ -203,6 +215,118 @@ TEST_F(ServePlanTest, ARestartBetweenRecreationAndBindLosesNoPod) {
   expect_all_bound_once(3);
   second.signal(SIGTERM);
   EXPECT_EQ(second.wait(), 0);
+}
+
+// Killed at the eviction of a bare pod: the fake carries the eviction out, so the pod is gone and
+// nobody re-creates it — except the restarted serve, from the plan journal written before the
+// eviction: the pod exists again, once, with the replacement's spec, and the entry is removed.
+TEST_F(ServePlanTest, ARestartBetweenTheEvictionOfABarePodAndItsRecreationLosesNoPod) {
+  server->add("pods", running("small-1", "a", false));
+  server->add("pods", running("small-2", "b", false));
+  server->add("pods", make_pod("default", "big", "4", "1Gi"));
+  const auto before = uids();
+  std::atomic<bool> claimed{false}, killed{false};
+  std::string evicted;  // written before `killed` is set
+  auto first = std::make_unique<Process>(serve_args(), dir.path("1.log"));
+  Process* victim = first.get();
+  server->set_request_hook([&](const std::string& method, const std::string& path) {
+    if (method != "POST" || path.find("/eviction") == std::string::npos || claimed.exchange(true))
+      return;
+    victim->signal(SIGKILL);  // the eviction itself is still carried out
+    const std::string rest = path.substr(path.find("/pods/") + 6);
+    evicted = rest.substr(0, rest.find('/'));
+    killed = true;
+  });
+  ASSERT_TRUE(wait_for([&] { return killed.load(); }, 30000)) << first->output();
+  first->wait();
+  server->set_request_hook(nullptr);
+  ASSERT_FALSE(server->get("pods", "default/" + evicted)) << evicted << " was evicted";
+  EXPECT_TRUE(journal().contains("default." + evicted)) << journal().dump();
+  Process second(serve_args(), dir.path("2.log"));
+  ASSERT_TRUE(ready()) << second.output();
+  ASSERT_TRUE(wait_for([&] { return all_bound(3) && journal().empty(); }, 30000))
+      << second.output() << "\njournal: " << journal().dump();
+  expect_all_bound_once(3);
+  const std::string log = second.output();
+  EXPECT_NE(log.find("decision=create"), std::string::npos) << log;
+  EXPECT_NE(log.find("pod=default/" + evicted), std::string::npos) << log;
+  auto pod = server->get("pods", "default/" + evicted);
+  ASSERT_TRUE(pod);
+  EXPECT_NE(pod->at("metadata").value("uid", ""), before.at(evicted)) << "a new pod";
+  EXPECT_EQ(pod->at("spec")["containers"][0]["resources"]["requests"]["cpu"], "2");
+  EXPECT_EQ(pod->at("spec").value("schedulerName", ""), "orrery");
+  EXPECT_FALSE(pod->at("metadata").contains("deletionTimestamp"));
+  second.signal(SIGTERM);
+  EXPECT_EQ(second.wait(), 0);
+}
+
+// Killed at the journal write, before the eviction: the restarted serve finds the entry, the pod
+// still there with its uid and not terminating, and cancels (drops the entry); the pods are
+// intact and the restarted serve makes its own plan.
+TEST_F(ServePlanTest, ARestartAfterTheJournalWriteAndBeforeTheEvictionCancels) {
+  server->add("pods", running("small-1", "a", false));
+  server->add("pods", running("small-2", "b", false));
+  server->add("pods", make_pod("default", "big", "4", "1Gi"));
+  const auto before = uids();
+  std::atomic<bool> killed{false};
+  auto first = std::make_unique<Process>(serve_args(), dir.path("1.log"));
+  Process* victim = first.get();
+  server->set_request_hook([&](const std::string& method, const std::string& path) {
+    if ((method == "POST" || method == "PUT") && path.find("/configmaps") != std::string::npos &&
+        !killed.exchange(true))
+      victim->signal(SIGKILL);  // the write itself is still carried out
+  });
+  ASSERT_TRUE(wait_for([&] { return killed.load(); }, 30000)) << first->output();
+  first->wait();
+  server->set_request_hook(nullptr);
+  EXPECT_EQ(server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-"), 0)
+      << "killed before the eviction";
+  ASSERT_EQ(journal().size(), 1u) << journal().dump();
+  const std::string key = journal().begin().key();  // default.small-N
+  const std::string name = key.substr(key.find('.') + 1);
+  EXPECT_EQ(uids(), before) << "every pod as it was";
+  Process second(serve_args(), dir.path("2.log"));
+  ASSERT_TRUE(ready()) << second.output();
+  ASSERT_TRUE(wait_for([&] { return all_bound(3) && journal().empty(); }, 30000))
+      << second.output() << "\njournal: " << journal().dump();
+  expect_all_bound_once(3);
+  const std::string log = second.output();
+  const size_t at = log.find("msg=\"plan journal entry\" pod=default/" + name);
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(log.substr(at, log.find('\n', at) - at).find("decision=cancel") != std::string::npos,
+            true)
+      << log.substr(at, log.find('\n', at) - at);
+  EXPECT_EQ(server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-1/eviction") +
+                server->requests_with_prefix(
+                    "POST /api/v1/namespaces/default/pods/small-2/eviction"),
+            1)
+      << "only the restarted serve's own move evicts";
+  second.signal(SIGTERM);
+  EXPECT_EQ(second.wait(), 0);
+}
+
+// The journal cannot be written (403 on create/update): the packer's move fails at its first
+// step, with the reason in the log, and no pod is evicted.
+TEST_F(ServePlanTest, NoEvictionWhenThePlanJournalCannotBeWritten) {
+  server->add("pods", running("small-1", "a", false));
+  server->add("pods", running("small-2", "b", false));
+  server->add("pods", make_pod("default", "big", "4", "1Gi"));
+  const auto before = uids();
+  server->set_configmap_refusal([](const std::string& method) { return method == "GET" ? 0 : 403; });
+  Process serve(serve_args(), dir.path("serve.log"));
+  ASSERT_TRUE(wait_for(
+      [&] {
+        return serve.output().find("not evicted: the plan journal could not be written: 403") !=
+               std::string::npos;
+      },
+      30000))
+      << serve.output();
+  EXPECT_EQ(server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-"), 0)
+      << serve.output();
+  EXPECT_EQ(uids(), before);
+  EXPECT_TRUE(server->get("pods", "default/big")->at("spec").value("nodeName", "").empty());
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(), 0) << serve.output();
 }
 
 // ReplicaSet pods: killed at the eviction itself; the controller (the test, as the fake's
