@@ -399,7 +399,12 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
                     {"metadata", {{"name", name}, {"namespace", ns}}}};
   auto alive = alive_;
   workers_->submit([this, alive, ns, name, serial, attempt, body = body.dump()] {
-    Response r = client_.post(ApiCall::kEvictPod, pod_path(ns, name) + "/eviction", body);
+    Response r;
+    if (options_.may_bind && !options_.may_bind()) {  // a lapsed leader evicts nothing
+      r.error = "not the leader";
+    } else {
+      r = client_.post(ApiCall::kEvictPod, pod_path(ns, name) + "/eviction", body);
+    }
     loop_.post([this, alive, r = std::move(r), ns, name, serial, attempt] {
       if (!*alive) return;
       if (r.ok() || r.status == 404) {  // accepted, or already gone: the watch tells
@@ -421,7 +426,8 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
         return;
       }
       --evictions_;
-      report("evict", r.status == 429 ? "throttled" : "error");
+      report("evict",
+             r.status == 429 ? "throttled" : (r.error == "not the leader" ? "refused" : "error"));
       auto id = state_.find_pod(ns, name);
       if (!id || state_.pod_serial(*id) != serial) return;
       recreate_.erase(ns + "/" + name);
@@ -434,7 +440,9 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
   });
 }
 
-void ApiBackend::create_pod(Pod pod) { post_pod(pod.ns, pod.key(), pod_to_json(pod).dump()); }
+void ApiBackend::create_pod(Pod pod) {
+  post_pod(pod.ns, pod.key(), pod_to_json(pod).dump());
+}
 
 void ApiBackend::post_pod(const std::string& ns, const std::string& key, std::string body) {
   ++creations_;
@@ -557,8 +565,9 @@ void ApiBackend::evict_journalled(PodId pod, JsonValue replacement, const std::s
     delete_pod(pod, reason);
     return;
   }
-  obs::info("journalling the replacement before evicting",
-            {{"pod", key}, {"reason", reason}, {"journal", journal_->ns() + "/" + journal_->name()}});
+  obs::info(
+      "journalling the replacement before evicting",
+      {{"pod", key}, {"reason", reason}, {"journal", journal_->ns() + "/" + journal_->name()}});
   journalled_[key] = uid;
   ++evictions_;  // from now on: the journal write, then the eviction
   const uint64_t serial = state_.pod_serial(pod);
@@ -634,11 +643,11 @@ void ApiBackend::load_journal(int attempt) {
       if (!*alive) return;
       const std::string where = journal_->ns() + "/" + journal_->name();
       if (!r.ok()) {
-        const int base = std::min(options_.backoff.max_ms,
-                                  options_.backoff.initial_ms << std::min(attempt, 16));
-        obs::warn("cannot read the plan journal; no plan starts before it is read",
-                  {{"configmap", where}, {"error", r.describe()},
-                   {"retry_ms", std::to_string(base)}});
+        const int base =
+            std::min(options_.backoff.max_ms, options_.backoff.initial_ms << std::min(attempt, 16));
+        obs::warn(
+            "cannot read the plan journal; no plan starts before it is read",
+            {{"configmap", where}, {"error", r.describe()}, {"retry_ms", std::to_string(base)}});
         loop_.after(int64_t{base} * 1000, [this, alive, attempt] {
           if (*alive) load_journal(attempt + 1);
         });

@@ -56,8 +56,9 @@ struct ApiBackendOptions {
   int eviction_attempts = 5;      // a 429 is retried this many times in all
   int eviction_backoff_ms = 500;  // doubling, jittered
   int workers = 4;
-  // Checked by the worker right before each bind request (leader election: a replica whose lease
-  // may have lapsed must not bind). A refusal is kPodBindFailed("not the leader").
+  // Checked by the worker right before each bind and eviction request (leader election: a replica
+  // whose lease may have lapsed must not act). A refusal is kPodBindFailed / kPodDeleteFailed
+  // ("not the leader").
   std::function<bool()> may_bind;
   std::string component = "orrery";  // Events' source
   std::string instance;               // Events' reportingInstance (the replica's identity)
@@ -177,7 +178,8 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   std::unordered_map<std::string, Replacement> recreate_;  // by pod key
   std::unique_ptr<PlanJournal> journal_;
   std::unique_ptr<Workers> journal_worker_;  // one thread: journal writes in order
-  std::unordered_map<std::string, std::string> journalled_;  // pod key → old uid, entry written
+  // Pod key → the old pod's uid, for every entry written (or being written) by this process.
+  std::unordered_map<std::string, std::string> journalled_;
   size_t journal_erases_ = 0;
   bool replay_started_ = false;
   std::atomic<bool> replayed_{false};

@@ -5,7 +5,9 @@
 
 namespace orrery::k8s {
 
-std::string journal_key(const std::string& ns, const std::string& name) { return ns + "." + name; }
+std::string journal_key(const std::string& ns, const std::string& name) {
+  return ns + "." + name;
+}
 
 std::string journal_value(const JournalEntry& e) {
   return JsonValue{{"oldUid", e.old_uid}, {"pod", e.pod}}.dump();
@@ -69,7 +71,8 @@ Response PlanJournal::mutate(const std::function<bool(JsonValue& data)>& change)
           {"metadata",
            {{"name", name_},
             {"namespace", ns_},
-            {"labels", {{"app.kubernetes.io/name", "orrery"}, {"orrery.io/role", "plan-journal"}}}}},
+            {"labels",
+             {{"app.kubernetes.io/name", "orrery"}, {"orrery.io/role", "plan-journal"}}}}},
           {"data", data}};
       last = client_.post(ApiCall::kCreateConfigMap, path(false), cm.dump());
       if (last.status == 409) continue;  // created meanwhile: read it
@@ -114,7 +117,8 @@ Response PlanJournal::load(std::vector<JournalEntry>* out) {
   if (!data.is_object()) return got;
   for (const auto& [key, value] : data.items()) {
     try {
-      if (!value.is_string()) throw InputError("plan journal key \"" + key + "\": expected a string");
+      if (!value.is_string())
+        throw InputError("plan journal key \"" + key + "\": expected a string");
       out->push_back(parse_journal_entry(key, value.get<std::string>()));
     } catch (const InputError& err) {
       obs::warn("skipping a malformed plan journal entry",

@@ -147,11 +147,12 @@ TEST_F(PlanJournalServerTest, ACreateRaceEndsInAnUpdateAndRefusalsAreReturned) {
   std::atomic<bool> once{false};
   server.set_request_hook([&](const std::string& method, const std::string& path) {
     if (method == "POST" && path.find("/configmaps") != std::string::npos && !once.exchange(true))
-      server.add("configmaps", {{"apiVersion", "v1"},
-                                {"kind", "ConfigMap"},
-                                {"metadata",
-                                 {{"name", "orrery-scheduler-journal"}, {"namespace", "kube-system"}}},
-                                {"data", JsonValue::object()}});
+      server.add(
+          "configmaps",
+          {{"apiVersion", "v1"},
+           {"kind", "ConfigMap"},
+           {"metadata", {{"name", "orrery-scheduler-journal"}, {"namespace", "kube-system"}}},
+           {"data", JsonValue::object()}});
   });
   ASSERT_TRUE(j.record(entry("a", "uid-a")).ok());
   server.set_request_hook(nullptr);
@@ -229,8 +230,8 @@ TEST_F(JournalledBackendTest, ARequestsChangeIsJournalledEvictedRecreatedAndTheE
   })) << "re-created and the entry removed";
   server->set_request_hook(nullptr);
   EXPECT_EQ(journal_puts_before_eviction, 1) << "the entry was written before the eviction";
-  EXPECT_EQ(server->get("pods", "default/web")->at("spec")["containers"][0]["resources"]
-                ["requests"]["cpu"],
+  EXPECT_EQ(server->get("pods", "default/web")
+                ->at("spec")["containers"][0]["resources"]["requests"]["cpu"],
             "2");
 }
 
@@ -246,7 +247,8 @@ TEST_F(JournalledBackendTest, NoEvictionWhenTheJournalCannotBeWritten) {
     std::string reason;
   } rec;
   backend->add_listener(&rec);
-  server->set_configmap_refusal([](const std::string& method) { return method == "GET" ? 0 : 403; });
+  server->set_configmap_refusal(
+      [](const std::string& method) { return method == "GET" ? 0 : 403; });
   const PodId id = *backend->state().find_pod("default", "web");
   Pod replacement = backend->state().pod(id);
   replacement.node_name.clear();
@@ -270,11 +272,11 @@ TEST_F(JournalledBackendTest, ReplayWaitsForATerminatingPodsDeletionThenCreatesI
   const std::string old_uid = uid("web");
   JournalEntry e = entry("web", old_uid);
   e.pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3";
-  server->add("configmaps", {{"apiVersion", "v1"},
-                             {"kind", "ConfigMap"},
-                             {"metadata",
-                              {{"name", "orrery-scheduler-journal"}, {"namespace", "kube-system"}}},
-                             {"data", {{journal_key("default", "web"), journal_value(e)}}}});
+  server->add("configmaps",
+              {{"apiVersion", "v1"},
+               {"kind", "ConfigMap"},
+               {"metadata", {{"name", "orrery-scheduler-journal"}, {"namespace", "kube-system"}}},
+               {"data", {{journal_key("default", "web"), journal_value(e)}}}});
   start();
   backend->replay_journal();
   ASSERT_TRUE(run_until(loop, [&] { return backend->journal_replayed(); }));
@@ -284,8 +286,8 @@ TEST_F(JournalledBackendTest, ReplayWaitsForATerminatingPodsDeletionThenCreatesI
   server->remove("pods", "default/web");  // the kubelet finishes it
   ASSERT_TRUE(run_until(loop, [&] { return !uid("web").empty() && entries() == 0; }));
   EXPECT_NE(uid("web"), old_uid);
-  EXPECT_EQ(server->get("pods", "default/web")->at("spec")["containers"][0]["resources"]
-                ["requests"]["cpu"],
+  EXPECT_EQ(server->get("pods", "default/web")
+                ->at("spec")["containers"][0]["resources"]["requests"]["cpu"],
             "3");
 }
 

@@ -296,10 +296,10 @@ TEST_F(ServePlanTest, ARestartAfterTheJournalWriteAndBeforeTheEvictionCancels) {
   EXPECT_EQ(log.substr(at, log.find('\n', at) - at).find("decision=cancel") != std::string::npos,
             true)
       << log.substr(at, log.find('\n', at) - at);
-  EXPECT_EQ(server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-1/eviction") +
-                server->requests_with_prefix(
-                    "POST /api/v1/namespaces/default/pods/small-2/eviction"),
-            1)
+  EXPECT_EQ(
+      server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-1/eviction") +
+          server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-2/eviction"),
+      1)
       << "only the restarted serve's own move evicts";
   second.signal(SIGTERM);
   EXPECT_EQ(second.wait(), 0);
@@ -312,7 +312,8 @@ TEST_F(ServePlanTest, NoEvictionWhenThePlanJournalCannotBeWritten) {
   server->add("pods", running("small-2", "b", false));
   server->add("pods", make_pod("default", "big", "4", "1Gi"));
   const auto before = uids();
-  server->set_configmap_refusal([](const std::string& method) { return method == "GET" ? 0 : 403; });
+  server->set_configmap_refusal(
+      [](const std::string& method) { return method == "GET" ? 0 : 403; });
   Process serve(serve_args(), dir.path("serve.log"));
   ASSERT_TRUE(wait_for(
       [&] {
