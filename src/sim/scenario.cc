@@ -20,21 +20,7 @@ namespace {
 
 using yaml::Ctx;
 
-// Every key of `c` is one of `keys`; an unknown one is an error naming it, the closest known key
-// and the list.
-void check_keys(const Ctx& c, const std::vector<std::string>& keys) {
-  c.expect_map();
-  for (const std::string& k : c.keys()) {
-    if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
-    std::string list;
-    for (const std::string& kk : keys) list += (list.empty() ? "" : ", ") + kk;
-    c.child(k).fail("unknown field \"" + k + "\"" + did_you_mean(k, keys) +
-                    "; expected one of: " + list);
-  }
-}
-void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
-  check_keys(c, std::vector<std::string>(keys.begin(), keys.end()));
-}
+using yaml::check_keys;
 
 // A count field: an integer in [min, max]; `max` is a limit of docs/scenarios.md (Limits) when
 // `limit_unit` is given, else the range of the field's type.
