@@ -72,6 +72,7 @@ void SchedulingRecorder::on_cycle(const fw::CycleResult& r) {
   backend_.record_event(o.pod, "Warning", "FailedScheduling", o.message);
   for (PodId v : o.victims) {
     if (!st.pod_alive(v)) continue;
+    announced_victims_.insert(st.pod_serial(v));
     backend_.record_event(
         v, "Normal", "Preempted",
         "Preempted by " + pod.key() + " on node " +
@@ -83,6 +84,12 @@ void SchedulingRecorder::on_bind_sent(PodId pod) {
   const ClusterState& st = backend_.state();
   if (!awaiting_.insert(st.pod_serial(pod)).second) return;  // its cycle counted it
   count_attempt("scheduled", std::string(interned(st.pod(pod).spec->scheduler_name)));
+}
+
+void SchedulingRecorder::on_evict_sent(PodId pod, const std::string& reason) {
+  const ClusterState& st = backend_.state();
+  if (announced_victims_.erase(st.pod_serial(pod)) != 0 || fw::is_migration(reason)) return;
+  backend_.record_event(pod, "Normal", "Preempted", "Preempted by orrery: " + reason);
 }
 
 void SchedulingRecorder::on_queue(const fw::QueueCounts& q) {
@@ -124,6 +131,7 @@ void SchedulingRecorder::on_event(const fw::ClusterEvent& e) {
     case fw::EventKind::kPodDeleted:
       first_seen_us_.erase(e.pod_serial);
       awaiting_.erase(e.pod_serial);
+      announced_victims_.erase(e.pod_serial);
       break;
     default: break;
   }

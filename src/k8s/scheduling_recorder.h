@@ -8,6 +8,8 @@
 //                   each preemption victim a Preempted Event
 //   on_bind_sent    a bind sent outside a cycle (a plan's step: KubeDSM, the packer) → a scheduled
 //                   attempt under the pod's schedulerName
+//   on_evict_sent   a plan's eviction that is neither a cycle's victim nor a migration (the
+//                   packer's cross-node preemption) → a Preempted Event
 //   on_queue        orrery_pending_pods{queue}
 //   on_planner_decision  a planner's decision (a KubeDSM batch) → the algorithm histogram
 //   on_event        a bind of ours confirmed by the watch → a Scheduled Event and the pod's
@@ -57,6 +59,10 @@ class SchedulingRecorder : public fw::CycleObserver, public fw::EventListener {
   void on_planner_decision(int64_t wall_ns) override;
   // A bind about to be sent; counted as a scheduled attempt unless a cycle already counted it.
   void on_bind_sent(PodId pod);
+  // An eviction about to be sent with `reason`. One that no cycle announced as a preemption
+  // victim and that is not a migration (fw::is_migration: KubeDSM's moves) is a plan's
+  // preemption (the packer's) and gets a Preempted Event carrying the reason.
+  void on_evict_sent(PodId pod, const std::string& reason);
   void on_event(const fw::ClusterEvent& e) override;
 
   // Binds of ours confirmed by the watch.
@@ -69,6 +75,7 @@ class SchedulingRecorder : public fw::CycleObserver, public fw::EventListener {
   ServeMetrics* metrics_;
   std::unordered_map<uint64_t, int64_t> first_seen_us_;  // pod serial → when it was first queued
   std::unordered_set<uint64_t> awaiting_;                // our binds, by serial, not yet confirmed
+  std::unordered_set<uint64_t> announced_victims_;       // Preempted already written, by serial
   uint64_t scheduled_ = 0;
 };
 

@@ -163,12 +163,12 @@ class SignalWatcher {
   std::thread thread_;
 };
 
-// The backend a catalog policy acts on: the ApiBackend, with each bind shown to the recorder
-// before it is sent — binds of plans (KubeDSM's batches, the packer's moves) happen outside any
-// scheduling cycle, so this is where they are observed.
-class BindObservingBackend : public fw::ClusterBackend {
+// The backend a catalog policy acts on: the ApiBackend, with each bind and eviction shown to the
+// recorder before it is sent — plans (KubeDSM's batches, the packer's moves) bind and evict
+// outside any scheduling cycle, so this is where they are observed.
+class ActionObservingBackend : public fw::ClusterBackend {
  public:
-  BindObservingBackend(ApiBackend& real, SchedulingRecorder& recorder)
+  ActionObservingBackend(ApiBackend& real, SchedulingRecorder& recorder)
       : real_(real), recorder_(recorder) {}
   ClusterState& state() override { return real_.state(); }
   int64_t now_us() const override { return real_.now_us(); }
@@ -176,7 +176,10 @@ class BindObservingBackend : public fw::ClusterBackend {
     recorder_.on_bind_sent(pod);
     real_.bind(pod, node);
   }
-  void delete_pod(PodId pod, const std::string& reason) override { real_.delete_pod(pod, reason); }
+  void delete_pod(PodId pod, const std::string& reason) override {
+    recorder_.on_evict_sent(pod, reason);
+    real_.delete_pod(pod, reason);
+  }
   void create_pod(Pod pod) override { real_.create_pod(std::move(pod)); }
   bool update_pod(PodId pod, const fw::PodUpdate& u) override { return real_.update_pod(pod, u); }
   void add_listener(fw::EventListener* l) override { real_.add_listener(l); }
@@ -217,7 +220,7 @@ class PolicyHost {
  private:
   const ServeOptions& opt_;
   SchedulingRecorder recorder_;
-  BindObservingBackend observed_;
+  ActionObservingBackend observed_;
   fw::Services services_;
   fw::Reservations reservations_;
   fw::Runtime runtime_;

@@ -171,6 +171,14 @@ TEST_F(ServePlanTest, ThePackerMovesAPodThroughTheApiToAdmitAPendingOne) {
         return scheduled == 2;
       },
       5000));
+  // The plan's eviction is the packer's preemption: a Preempted Event with the plan's reason.
+  std::vector<std::string> preempted;
+  for (const auto& ev : server->list("events"))
+    if (ev.value("reason", "") == "Preempted")
+      preempted.push_back(ev["involvedObject"].value("name", "") + ": " + ev.value("message", ""));
+  ASSERT_EQ(preempted.size(), 1u);
+  EXPECT_NE(preempted[0].find("Preempted by orrery: optpack: moved to "), std::string::npos)
+      << preempted[0];
   serve.signal(SIGTERM);
   EXPECT_EQ(serve.wait(), 0) << serve.output();
 }
