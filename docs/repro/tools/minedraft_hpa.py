@@ -24,7 +24,12 @@ Measurement noise: the total rate the HPA measured is R = metric_value × pods. 
 stretch (the count unchanged over the last 60 s, so no pod lacks a measurement) R should equal the
 offered rate, 5 req/s × the drawn count; the nominal rate is the median of R over the sample and
 its two neighbours rounded to a multiple of 5. `sigma` is the standard deviation of
-log(R / nominal) over those samples (all scenarios pooled), with quantiles of R / nominal.
+log(R / nominal) over those samples (all scenarios pooled), with quantiles of R / nominal, and
+the correlation of log(R / nominal) between steady samples 30 s apart.
+
+Around scale events: for each change of a count that had held for 60 s, R in the record of the
+change and the two after it (while the count holds), over R in the record before it: the median
+ratio, beside the median of old count / new count.
 """
 import json
 import math
@@ -116,6 +121,41 @@ def noise_ratios(runs):
     return ratios
 
 
+def scale_events(runs):
+    """{("up" | "down", k): [(R[i + k] / R[i - 1], old count / new count)]}."""
+    out = defaultdict(list)
+    for rows in runs:
+        rows = busy_part(rows)
+        for d in DEPLOYMENTS:
+            rate = [metric.get(d, 0.0) * pods[d] for metric, pods in rows]
+            n = [pods[d] for _, pods in rows]
+            for i in range(2, len(rows) - 2):
+                if n[i] == n[i - 1] or n[i - 1] != n[i - 2] or rate[i - 1] <= 0:
+                    continue
+                kind = "up" if n[i] > n[i - 1] else "down"
+                for k in (0, 1, 2):
+                    if n[i + k] != n[i]:
+                        break
+                    out[(kind, k)].append((rate[i + k] / rate[i - 1], n[i - 1] / n[i]))
+    return out
+
+
+def lag_correlation(runs):
+    pairs = []
+    for rows in runs:
+        rows = busy_part(rows)
+        for d in DEPLOYMENTS:
+            rate = [metric.get(d, 0.0) * pods[d] for metric, pods in rows]
+            logs = {}
+            for i in range(2, len(rows) - 1):
+                steady = rows[i][1][d] == rows[i - 1][1][d] == rows[i - 2][1][d]
+                nominal = round(sorted(rate[i - 1:i + 2])[1] / 5) * 5
+                if steady and nominal > 0 and rate[i] > 0:
+                    logs[i] = math.log(rate[i] / nominal)
+            pairs += [(logs[i], logs[i + 1]) for i in logs if i + 1 in logs]
+    return statistics.correlation([a for a, _ in pairs], [b for _, b in pairs])
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -149,7 +189,12 @@ def main():
         print(f"{'' if not markdown else chr(10)}{label}: steady-state measured/offered rate over "
               f"{len(ratios)} samples: sigma (sd of log) {statistics.pstdev(logs):.3f}, "
               f"q05 {q[0.05]:.2f}, median {q[0.5]:.2f}, q95 {q[0.95]:.2f}, within 10 %: "
-              f"{sum(abs(r - 1) <= 0.1 for r in ratios) / len(ratios):.2f}")
+              f"{sum(abs(r - 1) <= 0.1 for r in ratios) / len(ratios):.2f}, correlation 30 s "
+              f"apart {lag_correlation(all_runs):.2f}")
+        for (kind, k), v in sorted(scale_events(all_runs).items()):
+            print(f"{label}: scale-{kind}, record +{k}: median R / R before "
+                  f"{statistics.median(a for a, _ in v):.2f} over {len(v)} events (median old / new "
+                  f"count {statistics.median(b for _, b in v):.2f})")
     return 0
 
 
