@@ -180,6 +180,11 @@ class ActionObservingBackend : public fw::ClusterBackend {
     recorder_.on_evict_sent(pod, reason);
     real_.delete_pod(pod, reason);
   }
+  void delete_for_recreation(PodId pod, const Pod& replacement,
+                             const std::string& reason) override {
+    recorder_.on_evict_sent(pod, reason);
+    real_.delete_for_recreation(pod, replacement, reason);  // journalled first (plan_journal.h)
+  }
   void create_pod(Pod pod) override { real_.create_pod(std::move(pod)); }
   bool update_pod(PodId pod, const fw::PodUpdate& u) override { return real_.update_pod(pod, u); }
   void add_listener(fw::EventListener* l) override { real_.add_listener(l); }
