@@ -412,16 +412,36 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
 }
 
 void ApiBackend::create_pod(Pod pod) {
-  const std::string key = pod.key();
-  const std::string body = pod_to_json(pod).dump();
   ++creations_;
+  create(pod.key(), pod.ns, pod_to_json(pod).dump(), 0);
+}
+
+// A creation refused by a server error (5xx), throttled (429) or lost in transport is sent again
+// after a jittered doubling backoff: the pod it creates may be the only copy of an evicted bare pod
+// (a plan's move), so giving up at once would lose it. A resend whose first attempt did reach the
+// server gets 409 AlreadyExists, and the watch shows the pod.
+void ApiBackend::create(const std::string& key, const std::string& ns, const std::string& body,
+                        int attempt) {
   auto alive = alive_;
-  workers_->submit([this, alive, key, ns = pod.ns, body] {
+  workers_->submit([this, alive, key, ns, body, attempt] {
     Response r = client_.post(ApiCall::kCreatePod, "/api/v1/namespaces/" + ns + "/pods", body);
-    loop_.post([this, alive, r = std::move(r), key] {
+    loop_.post([this, alive, r = std::move(r), key, ns, body, attempt] {
       if (!*alive) return;
-      --creations_;
       report("create", r.ok() ? "ok" : (r.status == 409 ? "conflict" : "error"));
+      const bool transient = r.status == 0 || r.status == 429 || r.status >= 500;
+      if (!r.ok() && transient && attempt + 1 < options_.create_attempts) {
+        static thread_local std::mt19937 rng{std::random_device{}()};
+        const int base = options_.create_backoff_ms << std::min(attempt, 10);
+        const int delay = base + std::uniform_int_distribution<int>(0, base)(rng);
+        obs::warn("pod creation failed; retrying after backoff",
+                  {{"pod", key}, {"attempt", std::to_string(attempt + 1)},
+                   {"backoff_ms", std::to_string(delay)}, {"error", r.describe()}});
+        loop_.after(int64_t{delay} * 1000, [this, alive, key, ns, body, attempt] {
+          if (*alive) create(key, ns, body, attempt + 1);
+        });
+        return;
+      }
+      --creations_;
       if (!r.ok()) obs::error("pod creation failed", {{"pod", key}, {"error", r.describe()}});
     });
   });

@@ -11,7 +11,9 @@
 //                    kPodDeleted on DELETED; 429 (a PodDisruptionBudget) is retried with jittered
 //                    backoff and, when the attempts run out, becomes kPodDeleteFailed with the
 //                    server's message
-//   create_pod(pod)  POST pods                     → kPodAdded when the watch shows it
+//   create_pod(pod)  POST pods                     → kPodAdded when the watch shows it; a 5xx, 429
+//                    or transport error is retried with jittered backoff (the pod may be the
+//                    only copy of an evicted bare pod)
 //   update_pod(p,u)  PATCH (labels, annotations, images, scheduling gates) → kPodUpdated; a change
 //                    of requests re-creates the pod (evict, then create when DELETED): false
 //
@@ -44,6 +46,8 @@ struct ApiBackendOptions {
   Backoff backoff;
   int eviction_attempts = 5;      // a 429 is retried this many times in all
   int eviction_backoff_ms = 500;  // doubling, jittered
+  int create_attempts = 8;        // a 5xx, 429 or transport error is retried this many times in all
+  int create_backoff_ms = 200;    // doubling, jittered
   int workers = 4;
   // Checked by the worker right before each bind request (leader election: a replica whose lease
   // may have lapsed must not bind). A refusal is kPodBindFailed("not the leader").
@@ -107,6 +111,7 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   void emit(fw::EventKind kind, NodeId node, PodId pod, std::string_view reason = {});
   void report(const std::string& action, const std::string& outcome);
   void evict(const std::string& ns, const std::string& name, uint64_t serial, int attempt);
+  void create(const std::string& key, const std::string& ns, const std::string& body, int attempt);
   void skip(const std::string& what, const std::exception& e);
 
   ApiClient& client_;
