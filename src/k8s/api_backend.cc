@@ -365,9 +365,16 @@ void ApiBackend::bind(PodId pod, NodeId node) {
 
 void ApiBackend::delete_pod(PodId pod, const std::string& reason) {
   const Pod& p = state_.pod(pod);
+  const uint64_t serial = state_.pod_serial(pod);
+  // One eviction per pod at a time (a second plan may ask while the first one's 429s are being
+  // retried): its outcome, kPodDeleted or kPodDeleteFailed, answers both.
+  if (!evicting_.insert(serial).second) {
+    obs::debug("eviction already under way", {{"pod", p.key()}, {"reason", reason}});
+    return;
+  }
   obs::info("evicting", {{"pod", p.key()}, {"reason", reason}});
   ++evictions_;
-  evict(p.ns, p.name, state_.pod_serial(pod), 0);
+  evict(p.ns, p.name, serial, 0);
 }
 
 void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t serial,
@@ -382,6 +389,7 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
       if (!*alive) return;
       if (r.ok() || r.status == 404) {  // accepted, or already gone: the watch tells
         --evictions_;
+        evicting_.erase(serial);
         report("evict", "ok");
         return;
       }
@@ -394,11 +402,23 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
                   {{"pod", ns + "/" + name}, {"attempt", std::to_string(attempt + 1)},
                    {"backoff_ms", std::to_string(delay)}, {"error", r.describe()}});
         loop_.after(int64_t{delay} * 1000, [this, alive, ns, name, serial, attempt] {
-          if (*alive) evict(ns, name, serial, attempt + 1);
+          if (!*alive) return;
+          // Only the same pod: one deleted meanwhile may have been re-created under its name
+          // (a plan's move), and an eviction by name would take the new one.
+          auto id = state_.find_pod(ns, name);
+          if (!id || state_.pod_serial(*id) != serial) {
+            --evictions_;
+            evicting_.erase(serial);
+            obs::info("eviction retry dropped: the pod is gone or was replaced",
+                      {{"pod", ns + "/" + name}});
+            return;
+          }
+          evict(ns, name, serial, attempt + 1);
         });
         return;
       }
       --evictions_;
+      evicting_.erase(serial);
       report("evict", r.status == 429 ? "throttled" : "error");
       auto id = state_.find_pod(ns, name);
       if (!id || state_.pod_serial(*id) != serial) return;

@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "framework/backend.h"
@@ -140,6 +141,7 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   };
   std::unordered_map<uint64_t, Bind> binds_;  // by pod serial: sent, not confirmed by the watch
   size_t evictions_ = 0, creations_ = 0;
+  std::unordered_set<uint64_t> evicting_;  // pod serials with an eviction under way
   std::unordered_map<uint64_t, Pod> recreate_;  // by serial: create this when the pod is gone
   size_t skipped_ = 0;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
