@@ -42,10 +42,12 @@ bench: build
 
 # Coverage-guided fuzzing (fuzz/README.md): clang-14 + libFuzzer with ASan/UBSan, in build/fuzz.
 # `make fuzz` runs every target for FUZZ_SECONDS (two at a time); `make fuzz-smoke` is CI's
-# short run of each (FUZZ_SMOKE_SECONDS, 20 s: 14 targets two at a time fit in ~2.5 minutes).
+# short run of each (FUZZ_SMOKE_SECONDS, 20 s: 14 targets two at a time fit in ~2.5 minutes),
+# from a fixed libFuzzer seed so that what it finds can be replayed.
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_JOBS ?= 2
+FUZZ_SMOKE_SEED ?= 1
 fuzz-build: | deps
 	cmake --preset fuzz $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 	cmake --build --preset fuzz -j $(JOBS)
@@ -54,7 +56,7 @@ fuzz: fuzz-build
 	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS)
 
 fuzz-smoke: fuzz-build
-	scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS) 2
+	FUZZ_SEED=$(FUZZ_SMOKE_SEED) scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS) 2
 
 format:
 	find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -4,7 +4,9 @@
 # build/fuzz/corpus/<target>/ (what the runs find is kept there between runs). Crashes, hangs
 # (> 25 s for one input), leaks and out-of-memory (> 2 GiB) stop a target and are written to
 # build/fuzz/artifacts/<target>/. Prints one line per target from libFuzzer's final statistics
-# and exits 1 when any target failed.
+# and exits 1 when any target failed. With FUZZ_SEED set, every target starts from that
+# libFuzzer -seed, so a run replays the same mutations (CI's smoke run: a find is reproducible
+# by running the same command; without it libFuzzer picks a random seed each run).
 #   scripts/fuzz.sh SECONDS [JOBS] [TARGET...]      (default: every target, 2 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,9 +44,10 @@ run_one() {
     for d in "${names[@]}"; do cat "fuzz/dict/$d.dict" >> "$out/dict/$t.dict"; done
     dict=(-dict="$out/dict/$t.dict")
   fi
-  local log=$out/logs/$t.log rc=0
+  local log=$out/logs/$t.log rc=0 seed=()
+  [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
   "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=25 -rss_limit_mb=2048 \
-    "${dict[@]}" -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" "fuzz/corpus/$t" \
+    "${seed[@]}" "${dict[@]}" -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" "fuzz/corpus/$t" \
     > "$log" 2>&1 || rc=$?
   local final; final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
   local units; units=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)

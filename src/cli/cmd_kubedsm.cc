@@ -25,6 +25,13 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", opts->threads, "Simulations run in parallel (default 2)")
       ->check(CLI::Range(1, 256));
+  app->add_option("--hpa-metric", opts->hpa_metric,
+                  "What every HPA reads: demand (default: the drawn replicas) or podRate (a "
+                  "measured per-pod rate with noise)")
+      ->check(CLI::IsMember({"demand", "podRate"}));
+  app->add_option("--hpa-noise", opts->hpa_noise,
+                  "With --hpa-metric podRate: sigma of the log-normal measurement noise (0.075)")
+      ->check(CLI::Range(0.0, 5.0));
   table.push_back(
       {app, [opts, output]() {
          kubedsm::ReproOptions o = *opts;

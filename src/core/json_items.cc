@@ -16,46 +16,27 @@ class Scanner {
     if (at_end() || s_[i_] != '{') return std::nullopt;
     TopLevelList out;
     bool shape_ok = true;
-    ++i_;
-    skip_blank();
-    if (peek() == '}') {
-      ++i_;
-    } else {
-      while (true) {
-        skip_blank();
-        std::string key;
-        string(&key);
-        skip_blank();
-        expect(':');
-        skip_blank();
-        if (key == "kind") {
-          if (out.kind) shape_ok = false;
-          std::string kind;
-          if (peek() != '"') {
-            value(1);
-          } else if (string(&kind)) {
-            out.kind = std::move(kind);
-          }
-        } else if (key == "items") {
-          if (out.items) shape_ok = false;
-          if (peek() == '[') {
-            out.items.emplace();
-            array(1, &*out.items);
-          } else {
-            value(1);
-          }
+    object([&](std::string_view key, bool /*plain*/) {
+      if (key == "kind") {
+        if (out.kind) shape_ok = false;
+        std::string_view kind;
+        if (peek() != '"') {
+          value(1);
+        } else if (string(&kind)) {
+          out.kind = std::string(kind);
+        }
+      } else if (key == "items") {
+        if (out.items) shape_ok = false;
+        if (peek() == '[') {
+          out.items.emplace();
+          array(1, &*out.items);
         } else {
           value(1);
         }
-        skip_blank();
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect('}', "expected ',' or '}' after an object member");
-        break;
+      } else {
+        value(1);
       }
-    }
+    });
     skip_blank();
     if (!at_end()) shape_ok = false;
     if (!shape_ok) return std::nullopt;
@@ -66,31 +47,14 @@ class Scanner {
     skip_blank();
     if (at_end() || s_[i_] != '{') return std::nullopt;
     std::vector<Member> out;
-    ++i_;
-    skip_blank();
-    if (peek() == '}') {
-      ++i_;
-    } else {
-      while (true) {
-        skip_blank();
-        Member m;
-        m.plain = string(&m.key);
-        skip_blank();
-        expect(':', "expected ':' after an object key");
-        skip_blank();
-        m.value = {i_, i_, line_};
-        value(1);
-        m.value.end = i_;
-        out.push_back(std::move(m));
-        skip_blank();
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect('}', "expected ',' or '}' after an object member");
-        break;
-      }
-    }
+    object([&](std::string_view key, bool plain) {
+      Member& m = out.emplace_back();
+      m.key = key;
+      m.plain = plain;
+      m.value = {i_, i_, line_};
+      value(1);
+      m.value.end = i_;
+    });
     end_of_text();
     return out;
   }
@@ -138,7 +102,7 @@ class Scanner {
   void value(int depth) {
     if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
     switch (peek()) {
-      case '{': object(depth); break;
+      case '{': object([&](std::string_view, bool) { value(depth + 1); }); break;
       case '[': array(depth, nullptr); break;
       case '"': string(nullptr); break;
       case '\0':
@@ -148,7 +112,11 @@ class Scanner {
     }
   }
 
-  void object(int depth) {
+  // An object, from its '{': for each member, reads the key and the ':' and calls
+  // on_member(key, plain) with the scanner at the member's value, which on_member must consume.
+  // The key is a view of the text (empty when not `plain`, i.e. when it has escapes).
+  template <class OnMember>
+  void object(OnMember&& on_member) {
     ++i_;
     skip_blank();
     if (peek() == '}') {
@@ -157,11 +125,12 @@ class Scanner {
     }
     while (true) {
       skip_blank();
-      string(nullptr);
+      std::string_view key;
+      const bool plain = string(&key);
       skip_blank();
       expect(':', "expected ':' after an object key");
       skip_blank();
-      value(depth + 1);
+      on_member(key, plain);
       skip_blank();
       if (peek() == ',') {
         ++i_;
@@ -198,8 +167,8 @@ class Scanner {
     }
   }
 
-  // A string; with `out`, returns whether it had no escapes and stores its text.
-  bool string(std::string* out) {
+  // A string; returns whether it had no escapes, and then, with `out`, views its text.
+  bool string(std::string_view* out) {
     if (peek() != '"')
       fail(at_end() ? "unexpected end of input (expected a string)"
                     : "expected a string in double quotes");
@@ -230,7 +199,7 @@ class Scanner {
       }
       ++i_;
     }
-    if (out && plain) *out = std::string(s_.substr(start, i_ - start));
+    if (out && plain) *out = s_.substr(start, i_ - start);
     ++i_;
     return plain;
   }

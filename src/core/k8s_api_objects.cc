@@ -81,6 +81,21 @@ std::string annotation(const LabelSet& a, std::string_view key) {
   return v ? std::string(*v) : std::string();
 }
 
+// The spec of a PersistentVolume(Claim): required, a map.
+Ctx required_spec(const Ctx& c, const char* kind) {
+  Ctx spec = c.child("spec");
+  if (!spec.defined()) c.fail(std::string(kind) + " without a spec");
+  spec.expect_map();
+  return spec;
+}
+
+// GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation wins over
+// spec.storageClassName.
+std::string storage_class(const Meta& m, const Ctx& spec) {
+  if (auto a = m.annotations.get(kAnnBetaStorageClass)) return std::string(*a);
+  return spec.str_or("storageClassName", "");
+}
+
 PersistentVolumeClaim read_pvc(const Ctx& c) {
   const Meta m = read_meta(c, "PersistentVolumeClaim");
   PersistentVolumeClaim pvc;
@@ -90,21 +105,14 @@ PersistentVolumeClaim read_pvc(const Ctx& c) {
   pvc.uid = m.uid;
   pvc.controller_uid = m.controller_uid;
   pvc.deleting = m.deleting;
-  Ctx spec = c.child("spec");
-  if (!spec.defined()) c.fail("PersistentVolumeClaim without a spec");
-  spec.expect_map();
+  const Ctx spec = required_spec(c, "PersistentVolumeClaim");
   pvc.access_modes = read_access_modes(spec.child("accessModes"));
   if (spec.has("selector")) pvc.selector = parse_label_selector(spec.child("selector"));
   if (spec.has("resources"))
     pvc.storage_request = read_storage(spec.child("resources").child("requests"));
   pvc.block = read_volume_mode(spec);
   pvc.volume_name = spec.str_or("volumeName", "");
-  // GetPersistentVolumeClaimClass: the beta annotation wins over the field.
-  if (auto a = m.annotations.get(kAnnBetaStorageClass)) {
-    pvc.storage_class = std::string(*a);
-  } else {
-    pvc.storage_class = spec.str_or("storageClassName", "");
-  }
+  pvc.storage_class = storage_class(m, spec);
   pvc.bind_completed = m.annotations.get(kAnnBindCompleted).has_value();
   if (auto s = m.annotations.get(kAnnSelectedNode)) pvc.selected_node = std::string(*s);
   Ctx status = c.child("status");
@@ -129,17 +137,11 @@ PersistentVolume read_pv(const Ctx& c) {
   pv.name = m.name;
   pv.labels = m.labels;
   pv.deleting = m.deleting;
-  Ctx spec = c.child("spec");
-  if (!spec.defined()) c.fail("PersistentVolume without a spec");
-  spec.expect_map();
+  const Ctx spec = required_spec(c, "PersistentVolume");
   pv.capacity = read_storage(spec.child("capacity"));
   pv.access_modes = read_access_modes(spec.child("accessModes"));
   pv.block = read_volume_mode(spec);
-  if (auto a = m.annotations.get(kAnnBetaStorageClass)) {
-    pv.storage_class = std::string(*a);
-  } else {
-    pv.storage_class = spec.str_or("storageClassName", "");
-  }
+  pv.storage_class = storage_class(m, spec);
   Ctx ref = spec.child("claimRef");
   if (ref.defined()) {
     ref.expect_map();

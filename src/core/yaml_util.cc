@@ -1,5 +1,6 @@
 #include "core/yaml_util.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ctime>
@@ -8,6 +9,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include "core/error.h"
+#include "core/suggest.h"
 
 namespace orrery::yaml {
 
@@ -119,6 +121,21 @@ double Ctx::f64_or(const std::string& key, double def) const {
 }
 bool Ctx::bool_or(const std::string& key, bool def) const {
   return has(key) ? child(key).boolean() : def;
+}
+
+void check_keys(const Ctx& c, const std::vector<std::string>& keys) {
+  c.expect_map();
+  for (const std::string& k : c.keys()) {
+    if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+    std::string list;
+    for (const std::string& kk : keys) list += (list.empty() ? "" : ", ") + kk;
+    c.child(k).fail("unknown field \"" + k + "\"" + did_you_mean(k, keys) +
+                    "; expected one of: " + list);
+  }
+}
+
+void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
+  check_keys(c, std::vector<std::string>(keys.begin(), keys.end()));
 }
 
 void check_unique_keys(const Ctx& c) {

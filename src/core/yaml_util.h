@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,12 @@ struct Ctx {
 // would be silently ignored. Checks every mapping under `c`; the error names the second key's
 // line and the first's ("FILE:12: a.b: duplicate key \"b\" (first given at line 9)").
 void check_unique_keys(const Ctx& c);
+
+// `c` is a mapping whose every key is one of `keys`; an unknown key is an error naming it, the
+// closest known key and the list ("unknown field \"cuont\" (did you mean \"count\"?); expected
+// one of: name, count").
+void check_keys(const Ctx& c, const std::vector<std::string>& keys);
+void check_keys(const Ctx& c, std::initializer_list<const char*> keys);
 
 // Parses all documents of a YAML/JSON text; throws InputError "SOURCE:LINE: ..." on syntax errors.
 std::vector<YAML::Node> parse_documents(const std::string& text, const std::string& source);

@@ -16,19 +16,9 @@ namespace {
 constexpr const char* kApiVersion = "kubescheduler.config.k8s.io/v1";
 constexpr const char* kMultiPoint = "multiPoint";
 
-// Fails on keys outside `allowed`: upstream decodes the configuration strictly, and a misspelt
-// field silently ignored would be worse than an error.
-void check_keys(const Ctx& c, std::initializer_list<const char*> allowed) {
-  for (const std::string& k : c.keys()) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || k == a;
-    if (!ok) {
-      std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      c.child(k).fail("unknown field (expected one of: " + list + ")");
-    }
-  }
-}
+// Upstream decodes the configuration strictly: a misspelt field silently ignored would be worse
+// than an error.
+using yaml::check_keys;
 
 int percentage(const Ctx& c) {
   const int64_t v = c.i64();

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/time.h"
+#include "framework/cycle_observer.h"
 #include "framework/policy.h"
 
 namespace orrery::fw {
@@ -51,6 +52,7 @@ class PlannerComponent : public Component, public TimerTarget {
 
   Runtime& rt_;
   PolicyStats& stats_;
+  CycleObserver* observer_;  // the world's (Services), or nullptr (the simulator)
   std::unique_ptr<Planner> planner_;
   Time wake_ = kForever;
   TimerId timer_ = kNoTimer;

@@ -71,8 +71,10 @@ SchedulerDriver::SchedulerDriver(PolicyContext& ctx, std::vector<std::unique_ptr
       stats_(ctx.stats),
       latency_(latency),
       latency_rng_(Rng::derive(ctx.seed, "decision-latency/" + ctx.name)),
+      observer_(ctx.runtime.services.find<CycleObserver>()),
       actions_(std::make_unique<Actions>(ctx.runtime.backend)) {
-  options.failure_messages = false;  // nothing reads them: outcomes are only counted
+  // Without an observer nothing reads them: outcomes are only counted.
+  options.failure_messages = observer_ != nullptr;
   scheduler_ =
       std::make_unique<Scheduler>(*actions_, std::move(profiles), options, &rt_.reservations);
   rt_.backend.add_listener(this);       // after the scheduler, so its queue is current when we look
@@ -140,7 +142,18 @@ void SchedulerDriver::on_timer(uint64_t tag) {
   run();
 }
 
+void SchedulerDriver::observe(const ScheduleOutcome& o) {
+  const ClusterState& st = rt_.backend.state();
+  const bool alive = st.pod_alive(o.pod) && st.pod_serial(o.pod) == o.serial;
+  observer_->on_cycle({o, alive ? scheduler_->profile_for(st.pod(o.pod)) : nullptr});
+}
+
 void SchedulerDriver::run() {
+  run_cycles();
+  if (observer_) observer_->on_queue(queue_counts(*scheduler_));
+}
+
+void SchedulerDriver::run_cycles() {
   const Time now = rt_.clock.now_us();
   if (busy_until_ > now) {
     wake_at(busy_until_);
@@ -149,6 +162,7 @@ void SchedulerDriver::run() {
   while (auto o = scheduler_->schedule_next()) {
     if (!o->counted) continue;  // a failed requeue-all probe: no decision, no time
     stats_.decision(o->scheduled, o->wall_ns);
+    if (observer_) observe(*o);
     Time d = latency_.base.is_zero() ? 0 : latency_.base.sample_time(latency_rng_);
     d += latency_.per_node * o->evaluated_nodes;
     if (d == 0) {

@@ -16,6 +16,7 @@
 
 #include "core/distribution.h"
 #include "core/rng.h"
+#include "framework/cycle_observer.h"
 #include "framework/policy.h"
 #include "framework/scheduler.h"
 
@@ -53,11 +54,14 @@ class SchedulerDriver : public Component,
   void on_released(const Reservation& r) override;
   void wake_at(Time t);
   void run();
+  void run_cycles();
+  void observe(const ScheduleOutcome& o);
 
   Runtime& rt_;
   PolicyStats& stats_;
   DecisionLatency latency_;
   Rng latency_rng_;
+  CycleObserver* observer_;  // the world's (Services), or nullptr (the simulator)
   std::unique_ptr<Actions> actions_;
   std::unique_ptr<Scheduler> scheduler_;
   Time wake_at_ = kForever;

@@ -14,43 +14,11 @@
 
 namespace orrery::k8s {
 
-namespace {
-
-std::vector<double> latency_buckets() {
-  return obs::exponential_buckets(0.0001, 2, 18);
-}
-
-}  // namespace
-
-ServeMetrics::ServeMetrics(obs::Registry& r)
-    : attempts(r.counter("orrery_schedule_attempts_total",
-                         "Scheduling attempts by result (scheduled, unschedulable, error).",
-                         {"result", "profile"})),
-      e2e(r.histogram("orrery_pod_scheduling_duration_seconds",
-                      "From a pod's first queueing to its binding confirmed by the watch.",
-                      obs::exponential_buckets(0.001, 2, 16))),
-      algorithm(r.histogram("orrery_scheduling_algorithm_duration_seconds",
-                            "Wall time of one scheduling cycle (filter, score, select, assume).",
-                            latency_buckets())),
-      pending(r.gauge("orrery_pending_pods", "Pending pods by queue.", {"queue"})),
-      plan_steps(r.counter("orrery_plan_steps_total",
-                           "API actions carried out for the scheduler and its plans, by action "
-                           "(bind, evict, create, patch) and outcome.",
-                           {"action", "outcome"})),
-      watch_restarts(r.counter("orrery_watch_restarts_total",
-                               "Watch streams restarted, by resource and reason (expired, "
-                               "dropped, error, timeout).",
-                               {"resource", "reason"})),
-      leader(
-          r.gauge("orrery_leader", "1 while this replica holds the lease (or without election).")),
-      events(r.counter("orrery_cluster_events_total", "Cluster events applied to the view.",
-                       {"kind"})) {}
-
 ServeDriver::ServeDriver(ApiBackend& backend, fw::RealTimeLoop& loop,
                          std::vector<std::unique_ptr<fw::Profile>> profiles,
                          fw::SchedulerOptions options, ServeMetrics* metrics,
                          std::function<bool()> may_act)
-    : backend_(backend), loop_(loop), metrics_(metrics), may_act_(std::move(may_act)) {
+    : backend_(backend), loop_(loop), recorder_(backend, metrics), may_act_(std::move(may_act)) {
   options.failure_messages = true;  // FailedScheduling events carry them
   scheduler_ =
       std::make_unique<fw::Scheduler>(backend_, std::move(profiles), options, &reservations_);
@@ -64,9 +32,7 @@ ServeDriver::~ServeDriver() {
 
 void ServeDriver::start() {
   scheduler_->enqueue_pending();
-  const ClusterState& st = backend_.state();
-  for (PodId p : st.pods())
-    if (st.pod_node(p) == kNoNode) first_seen_us_.emplace(st.pod_serial(p), loop_.now_us());
+  recorder_.start();
   wake();
 }
 
@@ -84,48 +50,9 @@ void ServeDriver::on_timer(uint64_t) {
   run();
 }
 
-void ServeDriver::on_event(const fw::ClusterEvent& e) {
-  if (metrics_) metrics_->events.with({std::string(fw::to_string(e.kind))}).inc();
-  switch (e.kind) {
-    case fw::EventKind::kPodAdded:
-      if (e.node == kNoNode) first_seen_us_.emplace(e.pod_serial, e.time_us);
-      break;
-    case fw::EventKind::kPodBound: {
-      auto it = awaiting_.find(e.pod_serial);
-      if (it != awaiting_.end()) {
-        awaiting_.erase(it);
-        ++scheduled_;
-        const ClusterState& st = backend_.state();
-        if (metrics_) {
-          auto f = first_seen_us_.find(e.pod_serial);
-          if (f != first_seen_us_.end())
-            metrics_->e2e.with().observe(static_cast<double>(e.time_us - f->second) / 1e6);
-        }
-        backend_.record_event(
-            e.pod, "Normal", "Scheduled",
-            "Successfully assigned " + st.pod(e.pod).key() + " to " + st.node(e.node).name);
-        obs::info("bound pod", {{"pod", st.pod(e.pod).key()}, {"node", st.node(e.node).name}});
-      }
-      first_seen_us_.erase(e.pod_serial);
-      break;
-    }
-    case fw::EventKind::kPodBindFailed: awaiting_.erase(e.pod_serial); break;
-    case fw::EventKind::kPodDeleted:
-      first_seen_us_.erase(e.pod_serial);
-      awaiting_.erase(e.pod_serial);
-      break;
-    default: break;
-  }
+// The recorder (a listener of its own) records the event; any event may make a pod schedulable.
+void ServeDriver::on_event(const fw::ClusterEvent&) {
   wake();
-}
-
-void ServeDriver::update_gauges() {
-  if (!metrics_) return;
-  fw::SchedulingQueue& q = scheduler_->queue();
-  metrics_->pending.with({"active"}).set(static_cast<double>(q.active_size()));
-  metrics_->pending.with({"backoff"}).set(static_cast<double>(q.backoff_size()));
-  metrics_->pending.with({"unschedulable"}).set(static_cast<double>(q.unschedulable_size()));
-  metrics_->pending.with({"gated"}).set(static_cast<double>(scheduler_->gated_count()));
 }
 
 void ServeDriver::run() {
@@ -134,32 +61,12 @@ void ServeDriver::run() {
     while (auto o = scheduler_->schedule_next()) {
       if (!o->counted) continue;
       const bool alive = st.pod_alive(o->pod) && st.pod_serial(o->pod) == o->serial;
-      const fw::Profile* prof = alive ? scheduler_->profile_for(st.pod(o->pod)) : nullptr;
-      const std::string profile = prof ? prof->scheduler_name : "";
-      if (metrics_) {
-        metrics_->attempts.with({o->scheduled ? "scheduled" : "unschedulable", profile}).inc();
-        metrics_->algorithm.with().observe(static_cast<double>(o->wall_ns) / 1e9);
-      }
-      if (!alive) continue;
-      if (o->scheduled) {
-        awaiting_[o->serial] = profile;
-        continue;
-      }
-      const Pod& pod = st.pod(o->pod);
-      obs::info("pod is unschedulable", {{"pod", pod.key()}, {"reason", o->message}});
-      backend_.record_event(o->pod, "Warning", "FailedScheduling", o->message);
-      for (PodId v : o->victims) {
-        if (!st.pod_alive(v)) continue;
-        backend_.record_event(v, "Normal", "Preempted",
-                              "Preempted by " + pod.key() + " on node " +
-                                  (o->nominated_node == kNoNode ? std::string("?")
-                                                                : st.node(o->nominated_node).name));
-      }
-      if (!may_act_ || may_act_()) continue;
+      recorder_.on_cycle({*o, alive ? scheduler_->profile_for(st.pod(o->pod)) : nullptr});
+      if (!alive || o->scheduled || !may_act_ || may_act_()) continue;
       break;
     }
   }
-  update_gauges();
+  recorder_.on_queue(fw::queue_counts(*scheduler_));
   if (auto t = scheduler_->next_wakeup_us()) {
     const int64_t at = std::max(*t, loop_.now_us() + 1000);
     if (at < timer_at_) {
@@ -256,11 +163,46 @@ class SignalWatcher {
   std::thread thread_;
 };
 
-// A catalog policy on the live runtime (ServeOptions::policy).
+// The backend a catalog policy acts on: the ApiBackend, with each bind and eviction shown to the
+// recorder before it is sent — plans (KubeDSM's batches, the packer's moves) bind and evict
+// outside any scheduling cycle, so this is where they are observed.
+class ActionObservingBackend : public fw::ClusterBackend {
+ public:
+  ActionObservingBackend(ApiBackend& real, SchedulingRecorder& recorder)
+      : real_(real), recorder_(recorder) {}
+  ClusterState& state() override { return real_.state(); }
+  int64_t now_us() const override { return real_.now_us(); }
+  void bind(PodId pod, NodeId node) override {
+    recorder_.on_bind_sent(pod);
+    real_.bind(pod, node);
+  }
+  void delete_pod(PodId pod, const std::string& reason) override {
+    recorder_.on_evict_sent(pod, reason);
+    real_.delete_pod(pod, reason);
+  }
+  void create_pod(Pod pod) override { real_.create_pod(std::move(pod)); }
+  bool update_pod(PodId pod, const fw::PodUpdate& u) override { return real_.update_pod(pod, u); }
+  void add_listener(fw::EventListener* l) override { real_.add_listener(l); }
+  void remove_listener(fw::EventListener* l) override { real_.remove_listener(l); }
+
+ private:
+  ApiBackend& real_;
+  SchedulingRecorder& recorder_;
+};
+
+// A catalog policy on the live runtime (ServeOptions::policy). Its scheduling is observed as the
+// ServeDriver's is: the recorder is the runtime's fw::CycleObserver (the framework's drivers call
+// it) and sees every bind the policy sends.
 class PolicyHost {
  public:
-  PolicyHost(const ServeOptions& opt, ApiBackend& backend, fw::RealTimeLoop& loop)
-      : opt_(opt), runtime_{backend, loop, services_, reservations_} {}
+  PolicyHost(const ServeOptions& opt, ApiBackend& backend, fw::RealTimeLoop& loop,
+             ServeMetrics* metrics)
+      : opt_(opt),
+        recorder_(backend, metrics),
+        observed_(backend, recorder_),
+        runtime_{observed_, loop, services_, reservations_} {
+    services_.provide<fw::CycleObserver>(&recorder_);
+  }
   bool started() const { return component_ != nullptr; }
   void start() {
     if (component_) return;
@@ -269,12 +211,16 @@ class PolicyHost {
     component_ = opt_.policy_factory(*ctx_);
     for (const std::string& w : stats_.warnings()) obs::warn(w, {{"policy", opt_.policy}});
     obs::info("starting policy", {{"policy", opt_.policy}});
+    recorder_.start();
     component_->start();
   }
   void stop() { component_.reset(); }
+  uint64_t scheduled() const { return recorder_.scheduled(); }
 
  private:
   const ServeOptions& opt_;
+  SchedulingRecorder recorder_;
+  ActionObservingBackend observed_;
   fw::Services services_;
   fw::Reservations reservations_;
   fw::Runtime runtime_;
@@ -328,10 +274,11 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   });
   std::unique_ptr<ServeDriver> driver;
   auto may_act = [&] { return !shutting_down && (!el || el->may_act()); };
-  PolicyHost policy(opt, backend, loop);
+  std::unique_ptr<PolicyHost> policy;
+  if (!opt.policy.empty()) policy = std::make_unique<PolicyHost>(opt, backend, loop, &metrics);
   backend.on_synced([&] {
-    if (!opt.policy.empty()) {
-      if (may_act()) policy.start();
+    if (policy) {
+      if (may_act()) policy->start();
       return;
     }
     driver = std::make_unique<ServeDriver>(backend, loop, std::move(profiles), sched_options,
@@ -353,8 +300,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
     if (stop && stop->load()) shutting_down = true;
     const bool acting = may_act();
     if (acting && !was_acting && driver) driver->wake();
-    if (acting && !opt.policy.empty() && !policy.started() && backend.synced()) policy.start();
-    if (!acting && was_acting && policy.started() && !shutting_down) {
+    if (acting && policy && !policy->started() && backend.synced()) policy->start();
+    if (!acting && was_acting && policy && policy->started() && !shutting_down) {
       obs::error("lost the lease while running a policy; stopping so that no plan runs twice",
                  {{"policy", opt.policy}});
       exit_code = 1;
@@ -376,12 +323,14 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline)
     loop.run_for(20 * 1000);
   obs::info("stopping", {{"in_flight", std::to_string(backend.in_flight())},
-                         {"scheduled", std::to_string(driver ? driver->scheduled() : 0)}});
+                         {"scheduled", std::to_string(driver   ? driver->scheduled()
+                                                      : policy ? policy->scheduled()
+                                                               : 0)}});
   if (elector) elector->stop(true);
   client.interrupt();
   backend.stop(true);
   driver.reset();
-  policy.stop();
+  if (policy) policy->stop();
   return exit_code;
 }
 

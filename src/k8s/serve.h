@@ -5,9 +5,10 @@
 //   an HTTP endpoint serves /healthz, /readyz (informers synced) and /metrics.
 //
 // ServeDriver is the per-pod driver for a live world: like fw::SchedulerDriver it wakes on events
-// and queue timers and runs cycles, and in addition it records each outcome (metrics, Events:
-// Scheduled, FailedScheduling with the "0/N nodes are available: ..." message, Preempted) and
-// schedules only while it may act (leading, not shutting down).
+// and queue timers and runs cycles, and in addition it records each outcome through a
+// SchedulingRecorder (metrics, Events: Scheduled, FailedScheduling with the "0/N nodes are
+// available: ..." message, Preempted) and schedules only while it may act (leading, not shutting
+// down). With --policy, the same recorder is the runtime's fw::CycleObserver.
 #pragma once
 
 #include <atomic>
@@ -22,22 +23,10 @@
 #include "framework/scheduler.h"
 #include "k8s/api_backend.h"
 #include "k8s/leader.h"
+#include "k8s/scheduling_recorder.h"
 #include "obs/metrics.h"
 
 namespace orrery::k8s {
-
-// The metric families of `orrery serve`.
-struct ServeMetrics {
-  explicit ServeMetrics(obs::Registry& r);
-  obs::CounterFamily& attempts;        // orrery_schedule_attempts_total{result,profile}
-  obs::HistogramFamily& e2e;           // orrery_pod_scheduling_duration_seconds
-  obs::HistogramFamily& algorithm;     // orrery_scheduling_algorithm_duration_seconds
-  obs::GaugeFamily& pending;           // orrery_pending_pods{queue}
-  obs::CounterFamily& plan_steps;      // orrery_plan_steps_total{action,outcome}
-  obs::CounterFamily& watch_restarts;  // orrery_watch_restarts_total{resource,reason}
-  obs::GaugeFamily& leader;            // orrery_leader
-  obs::CounterFamily& events;          // orrery_cluster_events_total{kind}
-};
 
 class ServeDriver : public fw::EventListener, public fw::TimerTarget {
  public:
@@ -51,22 +40,18 @@ class ServeDriver : public fw::EventListener, public fw::TimerTarget {
   fw::Scheduler& scheduler() { return *scheduler_; }
   void on_event(const fw::ClusterEvent& e) override;
   void on_timer(uint64_t tag) override;
-  uint64_t scheduled() const { return scheduled_; }
+  uint64_t scheduled() const { return recorder_.scheduled(); }
 
  private:
   void run();
-  void update_gauges();
   ApiBackend& backend_;
   fw::RealTimeLoop& loop_;
   fw::Reservations reservations_;
   std::unique_ptr<fw::Scheduler> scheduler_;
-  ServeMetrics* metrics_;
+  SchedulingRecorder recorder_;  // metrics and Events of each outcome
   std::function<bool()> may_act_;
   fw::TimerId timer_ = fw::kNoTimer;
   int64_t timer_at_ = INT64_MAX;
-  std::unordered_map<uint64_t, int64_t> first_seen_us_;  // pod serial → when it was first queued
-  std::unordered_map<uint64_t, std::string> awaiting_;   // our binds: serial → profile
-  uint64_t scheduled_ = 0;
 };
 
 struct ServeOptions {

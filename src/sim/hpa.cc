@@ -6,8 +6,81 @@
 
 namespace orrery::sim {
 
-Hpa::Hpa(EventLoop& loop, ReplicaSet& target, const Demand& demand, HpaSpec spec)
-    : loop_(loop), target_(target), demand_(demand), spec_(std::move(spec)) {}
+int32_t plain_metric_replicas(int32_t current, const std::vector<std::optional<double>>& measured,
+                              int32_t pending, double target, double tolerance) {
+  double sum = 0;
+  int32_t ready = 0, missing = 0;
+  for (const auto& m : measured) {
+    if (m) {
+      sum += *m;
+      ++ready;
+    } else {
+      ++missing;
+    }
+  }
+  if (ready == 0) return current;
+  const double ratio = sum / ready / target;
+  const bool rebalance_ignored = pending > 0 && ratio > 1.0;
+  if (!rebalance_ignored && missing == 0) {
+    if (std::fabs(1.0 - ratio) <= tolerance) return current;
+    return static_cast<int32_t>(std::ceil(ratio * ready - 1e-9));  // 1e-9: float noise
+  }
+  // Missing pods at the target on a scale-down, at 0 on a scale-up; pending pods at 0 on a
+  // scale-up (upstream fills their metrics so and recomputes the average).
+  int32_t count = ready;
+  if (missing > 0) {
+    if (ratio < 1.0) sum += target * missing;
+    count += missing;
+  }
+  if (rebalance_ignored) count += pending;
+  const double new_ratio = sum / count / target;
+  if (std::fabs(1.0 - new_ratio) <= tolerance || (ratio < 1.0 && new_ratio > 1.0) ||
+      (ratio > 1.0 && new_ratio < 1.0))
+    return current;
+  return static_cast<int32_t>(std::ceil(new_ratio * count - 1e-9));
+}
+
+Hpa::Hpa(EventLoop& loop, ReplicaSet& target, const Demand& demand, HpaSpec spec, uint64_t seed)
+    : loop_(loop),
+      target_(target),
+      demand_(demand),
+      spec_(std::move(spec)),
+      noise_rng_(Rng::derive(seed, "hpa/" + target.name())) {}
+
+void Hpa::measure(Time now) {
+  const auto pods = target_.active_pod_states();
+  int32_t running = 0;
+  for (const auto& p : pods) running += p.running ? 1 : 0;
+  double factor = 1.0;
+  if (spec_.metric_noise > 0) {
+    const double s = spec_.metric_noise;
+    factor = std::exp(s * noise_rng_.normal() - s * s / 2);
+  }
+  measured_.clear();
+  if (running == 0) return;
+  const double per_pod = demand_.at(now) * factor / running;
+  for (const auto& p : pods)
+    if (p.running) measured_.emplace_back(p.serial, per_pod);
+}
+
+int32_t Hpa::pod_rate_proposal(int32_t current, Time now) {
+  if (now >= next_measure_) {
+    measure(now);
+    next_measure_ = now + spec_.metric_period;
+  }
+  std::vector<std::optional<double>> values;
+  int32_t pending = 0;
+  for (const auto& p : target_.active_pod_states()) {
+    if (!p.running) {
+      ++pending;
+      continue;
+    }
+    auto it = std::find_if(measured_.begin(), measured_.end(),
+                           [&](const auto& m) { return m.first == p.serial; });
+    values.push_back(it == measured_.end() ? std::nullopt : std::optional<double>(it->second));
+  }
+  return plain_metric_replicas(current, values, pending, spec_.target, spec_.tolerance);
+}
 
 void Hpa::start() {
   loop_.after(0, this, 0);
@@ -89,11 +162,15 @@ void Hpa::sync(Time now) {
   } else if (current < spec_.min_replicas) {
     desired = spec_.min_replicas;
   } else {
-    const double load = demand_.at(now);
-    const double ratio = load / (spec_.target * current);
     int32_t proposal = current;
-    if (std::fabs(1.0 - ratio) > spec_.tolerance) {
-      proposal = static_cast<int32_t>(std::ceil(load / spec_.target - 1e-9));
+    if (spec_.metric == HpaSpec::Metric::kPodRate) {
+      proposal = pod_rate_proposal(current, now);
+    } else {
+      const double load = demand_.at(now);
+      const double ratio = load / (spec_.target * current);
+      if (std::fabs(1.0 - ratio) > spec_.tolerance) {
+        proposal = static_cast<int32_t>(std::ceil(load / spec_.target - 1e-9));
+      }
     }
     desired = rate_limit(current, stabilize(current, proposal, now), now);
   }

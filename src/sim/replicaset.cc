@@ -36,6 +36,13 @@ std::vector<PodId> ReplicaSet::active_pods() const {
   return out;
 }
 
+std::vector<ReplicaSet::ActivePod> ReplicaSet::active_pod_states() const {
+  std::vector<ActivePod> out;
+  for (const Member& m : members_)
+    if (m.active) out.push_back({m.serial, sim_.state().pod(m.pod).phase == PodPhase::kRunning});
+  return out;
+}
+
 ReplicaSet::Member* ReplicaSet::find(uint64_t serial) {
   for (Member& m : members_)
     if (m.serial == serial) return &m;

@@ -40,6 +40,13 @@ class ReplicaSet : public PodOwner, public EventTarget {
   void set_scale_down_order(ScaleDownOrder o) { scale_down_order_ = o; }
   // Active pods: alive, not terminating, not finished.
   std::vector<PodId> active_pods() const;
+  // The active pods as an HPA's pod lister sees them: a stable key and whether the pod runs
+  // (PodPhase::kRunning; otherwise it is pending).
+  struct ActivePod {
+    uint64_t serial;
+    bool running;
+  };
+  std::vector<ActivePod> active_pod_states() const;
   // Pods the controller created (or adopted) over the run.
   uint64_t created() const { return created_; }
 

@@ -20,21 +20,7 @@ namespace {
 
 using yaml::Ctx;
 
-// Every key of `c` is one of `keys`; an unknown one is an error naming it, the closest known key
-// and the list.
-void check_keys(const Ctx& c, const std::vector<std::string>& keys) {
-  c.expect_map();
-  for (const std::string& k : c.keys()) {
-    if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
-    std::string list;
-    for (const std::string& kk : keys) list += (list.empty() ? "" : ", ") + kk;
-    c.child(k).fail("unknown field \"" + k + "\"" + did_you_mean(k, keys) +
-                    "; expected one of: " + list);
-  }
-}
-void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
-  check_keys(c, std::vector<std::string>(keys.begin(), keys.end()));
-}
+using yaml::check_keys;
 
 // A count field: an integer in [min, max]; `max` is a limit of docs/scenarios.md (Limits) when
 // `limit_unit` is given, else the range of the field's type.
@@ -261,7 +247,8 @@ NodeGroup parse_node_group(const Ctx& c) {
 // ---------------------------------------------------------------- workloads
 
 HpaSpec parse_hpa(const Ctx& c) {
-  check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior"});
+  check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior",
+                 "metric", "metricPeriod", "metricNoise"});
   HpaSpec h;
   h.min_replicas = c.has("minReplicas") ? pod_count(c.child("minReplicas"), 0) : 1;
   if (!c.has("maxReplicas")) c.fail("hpa needs maxReplicas");
@@ -274,6 +261,24 @@ HpaSpec parse_hpa(const Ctx& c) {
   if (h.tolerance < 0) c.child("tolerance").fail("expected a non-negative tolerance");
   if (c.has("syncPeriod")) h.sync_period = parse_duration(c.child("syncPeriod"));
   if (h.sync_period <= 0) c.child("syncPeriod").fail("expected a positive period");
+  if (c.has("metric")) {
+    const std::string m = c.child("metric").str();
+    if (m == "demand") {
+      h.metric = HpaSpec::Metric::kDemand;
+    } else if (m == "podRate") {
+      h.metric = HpaSpec::Metric::kPodRate;
+    } else {
+      c.child("metric").fail("expected demand or podRate");
+    }
+  }
+  for (const char* k : {"metricPeriod", "metricNoise"})
+    if (c.has(k) && h.metric != HpaSpec::Metric::kPodRate)
+      c.child(k).fail("only with metric: podRate");
+  if (c.has("metricPeriod")) h.metric_period = parse_duration(c.child("metricPeriod"));
+  if (h.metric_period <= 0) c.child("metricPeriod").fail("expected a positive period");
+  h.metric_noise = c.f64_or("metricNoise", 0.0);
+  if (h.metric_noise < 0 || h.metric_noise > 5)
+    c.child("metricNoise").fail("expected a log-scale noise between 0 and 5");
   Ctx b = c.child("behavior");
   if (b.defined()) {
     check_keys(b, {"scaleUp", "scaleDown"});

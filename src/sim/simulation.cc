@@ -163,8 +163,8 @@ void Simulation::build_workloads() {
   }
   for (size_t k = 0; k < sc_.deployments.size(); ++k) {
     if (!sc_.deployments[k].hpa) continue;
-    hpas_.push_back(
-        std::make_unique<Hpa>(loop_, *deployments_[k], *demands_[k], *sc_.deployments[k].hpa));
+    hpas_.push_back(std::make_unique<Hpa>(loop_, *deployments_[k], *demands_[k],
+                                          *sc_.deployments[k].hpa, seed_));
   }
   for (const JobDef& j : sc_.jobs) {
     ++jobs_waiting_;

@@ -78,7 +78,7 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
   const std::vector<std::string> header = split(line);
-  EXPECT_EQ(header.back(), "abandon_migrations");
+  EXPECT_EQ(header.back(), "hpa_metric");
   std::set<std::string> keys;
   size_t rows = 0;
   while (std::getline(csv, line)) {
@@ -94,10 +94,35 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   EXPECT_EQ(rows, sum["runs"].get<size_t>());
 }
 
+// --hpa-metric podRate: every run's HPA reads the measured rate (runs.csv "podRate:0.075"),
+// except the ablation row that reverts it ("demand").
+TEST(KubeDsmCli, HpaMetricOptionReachesEveryRun) {
+  const TempDir tmp_dir;
+  const std::string out = tmp_dir("rate");
+  const Result r = run("repro kubedsm --quick --seeds 1 --hpa-metric podRate --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::stringstream csv(slurp(out + "/runs.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  size_t rate = 0, demand = 0;
+  while (std::getline(csv, line)) {
+    const std::string last = split(line).back();
+    rate += last == "podRate:0.075";
+    demand += last == "demand";
+  }
+  EXPECT_GT(rate, 50u);
+  EXPECT_EQ(demand, 1u);  // quick: one ablation scenario, one seed
+  EXPECT_NE(slurp(out + "/kubedsm.html").find("hpaMetric: demand"), std::string::npos);
+  EXPECT_NE(slurp(out + "/scenarios/1.5_0.4-KubeDSM.yaml").find("metric: podRate"),
+            std::string::npos);
+}
+
 TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {
   const TempDir tmp_dir;
   EXPECT_EQ(run("repro kubedsm --seeds 0 --out " + tmp_dir("c")).code, 1);
   EXPECT_EQ(run("repro kubedsm").code, 1);  // --out is required
+  EXPECT_EQ(run("repro kubedsm --hpa-metric cpu --out " + tmp_dir("h")).code, 1);
+  EXPECT_EQ(run("repro kubedsm --hpa-noise -1 --out " + tmp_dir("h")).code, 1);
   const Result r = run("repro kubedsm --quick --seeds 1 --out /proc/orrery-cannot-write");
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("/proc/orrery-cannot-write"), std::string::npos) << r.output;

@@ -159,6 +159,26 @@ TEST_F(ServePlanTest, ThePackerMovesAPodThroughTheApiToAdmitAPendingOne) {
   EXPECT_EQ(steps("evict"), 1) << body;
   EXPECT_EQ(steps("create"), 1) << body;
   EXPECT_EQ(steps("bind"), 2) << body;
+  // The plan's binds are observed where they are sent: each is a scheduled attempt, and each
+  // confirmed one a Scheduled Event (src/k8s/README.md, "What is observed in policy mode").
+  EXPECT_EQ(e.samples["orrery_schedule_attempts_total{result=\"scheduled\",profile=\"orrery\"}"], 2)
+      << body;
+  EXPECT_TRUE(wait_for(
+      [&] {
+        int scheduled = 0;
+        for (const auto& ev : server->list("events"))
+          scheduled += ev.value("reason", "") == "Scheduled";
+        return scheduled == 2;
+      },
+      5000));
+  // The plan's eviction is the packer's preemption: a Preempted Event with the plan's reason.
+  std::vector<std::string> preempted;
+  for (const auto& ev : server->list("events"))
+    if (ev.value("reason", "") == "Preempted")
+      preempted.push_back(ev["involvedObject"].value("name", "") + ": " + ev.value("message", ""));
+  ASSERT_EQ(preempted.size(), 1u);
+  EXPECT_NE(preempted[0].find("Preempted by orrery: optpack: moved to "), std::string::npos)
+      << preempted[0];
   serve.signal(SIGTERM);
   EXPECT_EQ(serve.wait(), 0) << serve.output();
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/demand.h"
 #include "sim/hpa.h"
@@ -347,6 +348,118 @@ TEST(Hpa, ClampsToMinAndMaxAndDrivesTheReplicaSet) {
   h.b.loop.run_until(200 * kSecond);
   EXPECT_EQ(h.rs.replicas(), 2);
   EXPECT_EQ(h.rs.active_pods().size(), 2u);
+}
+
+// Upstream's calcPlainMetricReplicas, translated from pkg/controller/podautoscaler/
+// replica_calculator_test.go (Pods metrics, "podMetric"); readiness does not matter for them.
+TEST(PlainMetricReplicas, UpstreamCustomMetricCases) {
+  using V = std::vector<std::optional<double>>;
+  // TestReplicaCalcScaleUpCM
+  EXPECT_EQ(plain_metric_replicas(3, V{20000, 10000, 30000}, 0, 15000, 0.1), 4);
+  // TestReplicaCalcScaleUpCMUnreadyHotCpuNoLessScale (the unready pod still counts)
+  EXPECT_EQ(plain_metric_replicas(3, V{50000, 10000, 30000}, 0, 15000, 0.1), 6);
+  // TestReplicaCalcScaleUpCMUnreadyHotCpuScaleWouldScaleDown
+  EXPECT_EQ(plain_metric_replicas(3, V{50000, 15000, 30000}, 0, 15000, 0.1), 7);
+  // TestReplicaCalcScaleDownCM
+  EXPECT_EQ(plain_metric_replicas(5, V{12000, 12000, 12000, 12000, 12000}, 0, 20000, 0.1), 3);
+  // TestReplicaCalcToleranceCM
+  EXPECT_EQ(plain_metric_replicas(3, V{20000, 21000, 21000}, 0, 20000, 0.1), 3);
+  // TestReplicaCalcScaleUpCMExternal (a podMetric case despite its name)
+  EXPECT_EQ(plain_metric_replicas(1, V{8600}, 0, 4400, 0.1), 2);
+}
+
+// The missing- and pending-pod rules are the same code in upstream's resource path; its CPU cases
+// translate with utilisation levels as plain values (request 1000m, target = target% × 1000).
+TEST(PlainMetricReplicas, UpstreamMissingAndPendingPodCases) {
+  using V = std::vector<std::optional<double>>;
+  const auto miss = std::nullopt;
+  // TestReplicaCalcMissingMetrics: scale-down, the two missing pods count at the target.
+  EXPECT_EQ(plain_metric_replicas(4, V{400, 95, miss, miss}, 0, 1000, 0.1), 3);
+  // TestReplicaCalcMissingMetricsNoChangeGt: scale-up, missing at 0 → ratio 0.95, no change.
+  EXPECT_EQ(plain_metric_replicas(2, V{1900, miss}, 0, 1000, 0.1), 2);
+  // TestReplicaCalcMissingMetricsNoChangeLt: scale-down, missing at target → 0.8 × 2 = 2.
+  EXPECT_EQ(plain_metric_replicas(2, V{600, miss}, 0, 1000, 0.1), 2);
+  // TestReplicaCalcScaleDownExcludeUnscheduledPods: pending pods are ignored on a scale-down.
+  EXPECT_EQ(plain_metric_replicas(5, V{100}, 4, 500, 0.1), 1);
+  // TestReplicaCalcScaleUpUnreadyLessScale's numbers with the ignored pod pending: counted at
+  // 0 on a scale-up, (500 + 700 + 0) / 3 / 300 × 3 = 4.
+  EXPECT_EQ(plain_metric_replicas(3, V{500, 700}, 1, 300, 0.1), 4);
+}
+
+TEST(PlainMetricReplicas, HandWorkedEdges) {
+  using V = std::vector<std::optional<double>>;
+  // No measured pod: keep the count (upstream returns an error and the HPA does not scale).
+  EXPECT_EQ(plain_metric_replicas(3, V{std::nullopt, std::nullopt}, 1, 5, 0.1), 3);
+  // A scale-up that the missing pods would turn into a scale-down keeps the count:
+  // ratio 1.2 → with a missing pod at 0, 0.6 crosses 1.
+  EXPECT_EQ(plain_metric_replicas(2, V{6, std::nullopt}, 0, 5, 0.1), 2);
+  // 4 pods at 5.4 req/s against 5: ratio 1.08, inside the tolerance, keeps 4 …
+  EXPECT_EQ(plain_metric_replicas(4, V{5.4, 5.4, 5.4, 5.4}, 0, 5, 0.1), 4);
+  // … and at 6 → ceil(1.2 × 4 = 4.8) = 5.
+  EXPECT_EQ(plain_metric_replicas(4, V{6, 6, 6, 6}, 0, 5, 0.1), 5);
+}
+
+TEST(Hpa, PodRateMetricLagsBehindItsMeasurements) {
+  HpaBench h;
+  h.spec.max_replicas = 100;
+  h.spec.up.policies.clear();
+  h.spec.metric = HpaSpec::Metric::kPodRate;
+  h.spec.metric_period = 60 * kSecond;
+  h.demand.set(0, 3.0);
+  h.demand.set(10 * kSecond, 6.0);
+  h.make();
+  h.b.loop.run_until(kSecond);  // web-0 runs
+  h.hpa->sync(kSecond);         // measured: web-0 at 3 → ceil(3 × 1) = 3
+  EXPECT_EQ(h.rs.replicas(), 3);
+  h.b.loop.run_until(5 * kSecond);
+  // At 16 s the measurement is still the one of 1 s: web-0 at 3, the two new pods missing (0 on a
+  // scale-up) → (3 + 0 + 0) / 3 = 1 → no change, although the demand is now 6.
+  h.hpa->sync(16 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 3);
+  // A new measurement at 61 s: three pods at 6 / 3 = 2 each → 6.
+  h.b.loop.run_until(61 * kSecond);
+  h.hpa->sync(61 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 6);
+}
+
+TEST(Hpa, PodRateWithoutNoiseFollowsTheDemand) {
+  HpaBench h;
+  h.spec.max_replicas = 100;
+  h.spec.down.stabilization = 0;
+  h.spec.metric = HpaSpec::Metric::kPodRate;
+  h.demand.set(0, 4.0);
+  h.demand.set(90 * kSecond, 2.0);
+  h.make();
+  h.hpa->start();
+  h.b.loop.run_until(80 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 4);
+  h.b.loop.run_until(150 * kSecond);
+  EXPECT_EQ(h.rs.replicas(), 2);
+}
+
+TEST(Hpa, PodRateNoiseMovesReplicasAndIsSeeded) {
+  auto trace = [](uint64_t seed) {
+    HpaBench h;
+    h.spec.max_replicas = 100;
+    h.spec.down.stabilization = 0;
+    h.spec.metric = HpaSpec::Metric::kPodRate;
+    h.spec.metric_noise = 0.3;
+    h.demand.set(0, 5.0);
+    h.hpa = std::make_unique<Hpa>(h.b.loop, h.rs, h.demand, h.spec, seed);
+    h.hpa->start();
+    std::vector<int32_t> counts;
+    for (Time t = 30 * kSecond; t <= 600 * kSecond; t += 15 * kSecond) {
+      h.b.loop.run_until(t);
+      counts.push_back(h.rs.replicas());
+    }
+    return counts;
+  };
+  const auto a = trace(1), b = trace(1), c = trace(2);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  // The demand is constant at 5 pods; the noisy measurements move the count away from it.
+  EXPECT_TRUE(std::any_of(a.begin(), a.end(), [](int32_t n) { return n != 5; }));
+  EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](int32_t n) { return n >= 1 && n <= 20; }));
 }
 
 TEST(Job, RunsCompletionsWithBoundedParallelism) {

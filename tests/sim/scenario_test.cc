@@ -138,6 +138,32 @@ TEST(Scenario, DeploymentScaleDownOrder) {
             "\"random\"");
 }
 
+TEST(Scenario, HpaPodRateMetric) {
+  const std::string head = "cluster: {nodes: [{name: a, cpu: 1}]}\nduration: 1s\nworkloads:\n";
+  const HpaSpec dflt =
+      *parse_scenario(head + "- deployment: {name: x, hpa: {maxReplicas: 3}}\n", "s.yaml", "")
+           .deployments.at(0)
+           .hpa;
+  EXPECT_EQ(dflt.metric, HpaSpec::Metric::kDemand);
+  const HpaSpec h = *parse_scenario(head +
+                                        "- deployment: {name: x, hpa: {maxReplicas: 3, metric: "
+                                        "podRate, metricPeriod: 30s, metricNoise: 0.25}}\n",
+                                    "s.yaml", "")
+                         .deployments.at(0)
+                         .hpa;
+  EXPECT_EQ(h.metric, HpaSpec::Metric::kPodRate);
+  EXPECT_EQ(h.metric_period, 30 * kSecond);
+  EXPECT_DOUBLE_EQ(h.metric_noise, 0.25);
+  EXPECT_EQ(error_of(head + "- deployment: {name: x, hpa: {maxReplicas: 3, metricNoise: 0.2}}\n"),
+            "s.yaml:4: workloads[0].deployment.hpa.metricNoise: only with metric: podRate");
+  EXPECT_EQ(error_of(head + "- deployment: {name: x, hpa: {maxReplicas: 3, metric: cpu}}\n"),
+            "s.yaml:4: workloads[0].deployment.hpa.metric: expected demand or podRate");
+  EXPECT_EQ(error_of(head + "- deployment: {name: x, hpa: {maxReplicas: 3, metric: podRate, "
+                            "metricNoise: -1}}\n"),
+            "s.yaml:4: workloads[0].deployment.hpa.metricNoise: expected a log-scale noise "
+            "between 0 and 5");
+}
+
 TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("cluster: {nodes: [{name: a, cpu: 1}]}\nworkloads:\n- deployment: {name: x, "
                      "replicas: many}\nduration: 1s\n"),

@@ -15,16 +15,7 @@ namespace {
 
 using yaml::Ctx;
 
-void check_keys(const Ctx& c, const std::vector<std::string>& keys) {
-  c.expect_map();
-  for (const std::string& k : c.keys()) {
-    if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
-    std::string list;
-    for (const std::string& kk : keys) list += (list.empty() ? "" : ", ") + kk;
-    c.child(k).fail("unknown field \"" + k + "\"" + did_you_mean(k, keys) +
-                    "; expected one of: " + list);
-  }
-}
+using yaml::check_keys;
 
 sim::Time required_duration(const Ctx& c, const std::string& key, bool positive) {
   if (!c.has(key)) c.fail("needs " + key + " (a duration)");

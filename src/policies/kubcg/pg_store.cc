@@ -6,6 +6,8 @@
 #include <map>
 #include <regex>
 
+#include "policies/kubcg/store_rows.h"
+
 namespace orrery::kubcg {
 
 class PgStore::Result {
@@ -19,6 +21,15 @@ class PgStore::Result {
   int64_t integer(int row, int col) const {
     return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
   }
+  // One row, read through the accessor rows::record / rows::stat take.
+  struct Row {
+    const Result& q;
+    int i;
+    std::string text(int col) const { return q.text(i, col); }
+    double real(int col) const { return q.real(i, col); }
+    int64_t integer(int col) const { return q.integer(i, col); }
+  };
+  Row row(int i) const { return {*this, i}; }
 
  private:
   PGresult* r_;
@@ -203,44 +214,17 @@ std::vector<std::string> PgStore::nodes() {
 }
 
 std::vector<Record> PgStore::records() {
-  Result q = exec(
-      "SELECT i.name, n.name, r.resource, r.t_create_s, r.t_exec_s, r.start_s, r.end_s, "
-      "r.concurrency, r.exit_status FROM records r JOIN images i ON i.id = r.image_id "
-      "JOIN nodes n ON n.id = r.node_id ORDER BY r.id");
+  Result q = exec(rows::kRecords);
   std::vector<Record> out;
-  for (int i = 0; i < q.rows(); ++i) {
-    Record r;
-    r.image = q.text(i, 0);
-    r.node = q.text(i, 1);
-    parse_resource(q.text(i, 2), &r.resource);
-    r.t_create_s = q.real(i, 3);
-    r.t_exec_s = q.real(i, 4);
-    r.start_s = q.real(i, 5);
-    r.end_s = q.real(i, 6);
-    r.concurrency = static_cast<int>(q.integer(i, 7));
-    r.exit_status = static_cast<int>(q.integer(i, 8));
-    out.push_back(std::move(r));
-  }
+  for (int i = 0; i < q.rows(); ++i) out.push_back(rows::record(q.row(i)));
   return out;
 }
 
 std::vector<Stat> PgStore::statistics() {
-  Result q = exec(
-      "SELECT i.name, n.name, s.resource, s.count, s.sum_s, s.min_s, s.max_s FROM statistics s "
-      "JOIN images i ON i.id = s.image_id JOIN nodes n ON n.id = s.node_id "
-      "ORDER BY i.name COLLATE \"C\", n.name COLLATE \"C\", s.resource COLLATE \"C\"");
+  Result q = exec(std::string(rows::kStatisticsSelect) +
+                  "ORDER BY i.name COLLATE \"C\", n.name COLLATE \"C\", s.resource COLLATE \"C\"");
   std::vector<Stat> out;
-  for (int i = 0; i < q.rows(); ++i) {
-    Stat s;
-    s.image = q.text(i, 0);
-    s.node = q.text(i, 1);
-    parse_resource(q.text(i, 2), &s.resource);
-    s.count = q.integer(i, 3);
-    s.avg_s = s.count ? q.real(i, 4) / static_cast<double>(s.count) : 0;
-    s.min_s = q.real(i, 5);
-    s.max_s = q.real(i, 6);
-    out.push_back(std::move(s));
-  }
+  for (int i = 0; i < q.rows(); ++i) out.push_back(rows::stat(q.row(i)));
   return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "policies/kubcg/store_rows.h"
+
 namespace orrery::kubcg {
 
 // A prepared statement, finalized on scope exit.
@@ -42,6 +44,14 @@ class SqliteStore::Stmt {
   }
   double col_real(int i) { return sqlite3_column_double(st_, i); }
   int64_t col_int(int i) { return sqlite3_column_int64(st_, i); }
+  // The current row, read through the accessor rows::record / rows::stat take.
+  struct Row {
+    Stmt& q;
+    std::string text(int col) const { return q.col_text(col); }
+    double real(int col) const { return q.col_real(col); }
+    int64_t integer(int col) const { return q.col_int(col); }
+  };
+  Row row() { return {*this}; }
 
  private:
   SqliteStore& s_;
@@ -236,44 +246,18 @@ std::vector<std::string> SqliteStore::nodes() {
 }
 
 std::vector<Record> SqliteStore::records() {
-  Stmt q(*this,
-         "SELECT i.name, n.name, r.resource, r.t_create_s, r.t_exec_s, r.start_s, r.end_s, "
-         "r.concurrency, r.exit_status FROM records r JOIN images i ON i.id = r.image_id "
-         "JOIN nodes n ON n.id = r.node_id ORDER BY r.id");
+  Stmt q(*this, rows::kRecords);
   std::vector<Record> out;
-  while (q.step()) {
-    Record r;
-    r.image = q.col_text(0);
-    r.node = q.col_text(1);
-    parse_resource(q.col_text(2), &r.resource);
-    r.t_create_s = q.col_real(3);
-    r.t_exec_s = q.col_real(4);
-    r.start_s = q.col_real(5);
-    r.end_s = q.col_real(6);
-    r.concurrency = static_cast<int>(q.col_int(7));
-    r.exit_status = static_cast<int>(q.col_int(8));
-    out.push_back(std::move(r));
-  }
+  while (q.step()) out.push_back(rows::record(q.row()));
   return out;
 }
 
 std::vector<Stat> SqliteStore::statistics() {
-  Stmt q(*this,
-         "SELECT i.name, n.name, s.resource, s.count, s.sum_s, s.min_s, s.max_s FROM statistics s "
-         "JOIN images i ON i.id = s.image_id JOIN nodes n ON n.id = s.node_id "
-         "ORDER BY i.name, n.name, s.resource");
+  const std::string sql =
+      std::string(rows::kStatisticsSelect) + "ORDER BY i.name, n.name, s.resource";
+  Stmt q(*this, sql.c_str());
   std::vector<Stat> out;
-  while (q.step()) {
-    Stat s;
-    s.image = q.col_text(0);
-    s.node = q.col_text(1);
-    parse_resource(q.col_text(2), &s.resource);
-    s.count = q.col_int(3);
-    s.avg_s = s.count ? q.col_real(4) / static_cast<double>(s.count) : 0;
-    s.min_s = q.col_real(5);
-    s.max_s = q.col_real(6);
-    out.push_back(std::move(s));
-  }
+  while (q.step()) out.push_back(rows::stat(q.row()));
   return out;
 }
 

@@ -65,6 +65,8 @@ std::string RunSpec::setup_label() const {
   add(demand_count != d.demand_count || demand_round != d.demand_round,
       "demand=" + demand_count + (demand_round ? "" : "-frac"));
   add(scale_down != d.scale_down, "scaleDown=" + scale_down);
+  add(hpa_metric != d.hpa_metric || (hpa_metric == "podRate" && hpa_noise != d.hpa_noise),
+      "hpa=" + hpa_metric + (hpa_metric == "podRate" ? "(noise " + num(hpa_noise) + ")" : ""));
   add(qos_function != d.qos_function, "qos=" + qos_function);
   add(fragmentation != d.fragmentation, "frag=" + fragmentation);
   add(pod_size != d.pod_size, "size=" + pod_size);
@@ -162,7 +164,10 @@ std::string scenario_yaml(const RunSpec& r) {
            "          preference:\n"
            "            matchExpressions: [{key: orrery.io/tier, operator: In, values: [edge]}]\n";
     if (r.scale_down != "exact") y += "    scaleDownOrder: " + r.scale_down + "\n";
-    y += "    hpa: {maxReplicas: 40, behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
+    const std::string metric =
+        r.hpa_metric == "podRate" ? ", metric: podRate, metricNoise: " + num(r.hpa_noise) : "";
+    y += "    hpa: {maxReplicas: 40" + metric +
+         ", behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
   }
   std::string timing;
   if (r.idle_head_s > 0) timing += fmt::format(", start: {}s", num(r.idle_head_s));

@@ -31,6 +31,9 @@ struct ReproOptions {
   bool quick = false;  // fewer points and seeds (CI-sized: a few seconds)
   int seeds = 0;       // 0: 10 (as many runs as the authors made), or 3 with quick
   int threads = 2;
+  // Every run's HPA metric ("demand", the default, or "podRate" with `hpa_noise`; RunSpec).
+  std::string hpa_metric = "demand";
+  double hpa_noise = 0.075;
   std::function<void(size_t done, size_t total)> progress;
 };
 

@@ -230,6 +230,14 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
       << ay;
   EXPECT_NE(ay.find("abandonMigrations: true"), std::string::npos) << ay;
   EXPECT_NE(ay.find("scaleDownOrder: logarithmic"), std::string::npos) << ay;
+  // The HPA reads the drawn count unless hpa_metric says podRate.
+  EXPECT_EQ(authors.deployments.at(0).hpa->metric, sim::HpaSpec::Metric::kDemand);
+  RunSpec rate;
+  rate.hpa_metric = "podRate";
+  const sim::Scenario rs = sim::parse_scenario(scenario_yaml(rate), "r.yaml", ".");
+  EXPECT_EQ(rs.deployments.at(0).hpa->metric, sim::HpaSpec::Metric::kPodRate);
+  EXPECT_DOUBLE_EQ(rs.deployments.at(0).hpa->metric_noise, 0.075);
+  EXPECT_EQ(rate.setup_label(), "hpa=podRate(noise 0.075)");
   EXPECT_EQ(authors.deployments.at(0).scale_down_order, sim::ScaleDownOrder::kLogarithmic);
   EXPECT_EQ(scenario_name(1.5, 0.4), "1.5_0.4");
   EXPECT_EQ(scenario_name(1, 0.5), "1_0.5");
@@ -286,6 +294,11 @@ TEST(KubeDsmRunsCsv, EverySettingTheSweepVariesMakesADifferentRow) {
   vary([](RunSpec& r) { r.system_reserved = false; });
   vary([](RunSpec& r) { r.scale_down = "exact"; });
   vary([](RunSpec& r) { r.abandon_migrations = false; });
+  vary([](RunSpec& r) { r.hpa_metric = "podRate"; });
+  vary([](RunSpec& r) {
+    r.hpa_metric = "podRate";
+    r.hpa_noise = 0.2;
+  });
   vary([](RunSpec& r) { r.edge = "table4"; });
   vary([](RunSpec& r) { r.fit_check = "exact"; });
   vary([](RunSpec& r) { r.bounded_cloud = false; });
