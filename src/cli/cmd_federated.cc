@@ -68,14 +68,18 @@ void add_federated_sim_options(CLI::App* sim, FederatedSimFlags* f) {
                   "(src/policies/federated/README.md, Faults)");
   sim->add_flag("--reference", f->reference,
                 "With --arch: the published simulator's behaviour where it departs from the "
-                "paper's text (Megha: rejected tasks wait in the queue, a rejection carries no "
-                "state, the first heartbeat comes 50 ms before the first arrival; PigeonC: its "
+                "paper's text (Megha: rejected tasks wait in the queue, a rejection loses the "
+                "pending state and carries what changes in flight, the first heartbeat comes "
+                "50 ms before the first arrival, job mappings go in per-LM batches, the LM frees "
+                "a worker at its task's end, updates are busy/available lists; PigeonC: its "
                 "CS_i counting, Masters pick the min-constraints worker, FQW+1 short tasks per "
                 "long one)");
-  sim->add_option("--quirks", f->quirks,
-                  "With --reference: only these of the published simulator's quirks, a "
-                  "comma-separated list of rejection-state, early-heartbeat (Megha), master-min, "
-                  "fair-queue-le (PigeonC), or all (default) or none");
+  sim->add_option(
+      "--quirks", f->quirks,
+      "With --reference: only these of the published simulator's quirks, a "
+      "comma-separated list of rejection-state, early-heartbeat, batched-verify, "
+      "lm-frees-at-end, update-lists (Megha), master-min, fair-queue-le (PigeonC), or all "
+      "(default) or none");
 }
 
 bool federated_sim_requested(const FederatedSimFlags& f) {
@@ -182,7 +186,8 @@ void register_federated(CLI::App& root, CommandTable& table) {
                 "Skip the \"_ref\" profiles (the published simulators' behaviour)");
   app->add_option("--quirks", opts->quirks,
                   "The \"_ref\" profiles' quirks: all (default), none or a comma-separated list "
-                  "of rejection-state, early-heartbeat, master-min, fair-queue-le");
+                  "of rejection-state, early-heartbeat, batched-verify, lm-frees-at-end, "
+                  "update-lists, master-min, fair-queue-le");
   app->add_flag("--no-wall-clock", opts->no_wall_clock,
                 "Write wall_time_s as 0 so outputs compare byte for byte");
   app->add_flag("--quiet,-q", opts->quiet, "No progress lines on stderr");

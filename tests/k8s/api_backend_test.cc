@@ -62,6 +62,9 @@ class ApiBackendTest : public ::testing::Test {
     backend->add_listener(&rec);
     backend->start();
     ASSERT_TRUE(run_until(loop, [&] { return backend->synced(); }));
+    // Synced means listed; the tests that expire or drop watches need the three informers'
+    // watches open first (a watch opened after expire_watches() would never see the expiry).
+    ASSERT_TRUE(run_until(loop, [&] { return server->open_watches() >= 3; }));
     rec.kinds.clear();
     rec.reasons.clear();
   }

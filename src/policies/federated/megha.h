@@ -11,7 +11,11 @@
 //   LM -> GM   reject(task, worker, delta)  the LM's changes since its last update to that GM
 //                                           are piggybacked; the GM updates its view and retries
 //                                           (quirks.drop_rejection_state: the changes are taken
-//                                           but not sent, as the published simulator does)
+//                                           but not sent, and the rejection delivers what the
+//                                           LM records for that GM while it is in flight, as
+//                                           the published simulator's aliased dict does)
+//   GM -> LM   verify batch (quirks.batched_verify): an arriving job's consecutive mappings to
+//              one LM, at most 100, checked in order; one reject batch answers all rejections
 //   LM -> worker launch(task)
 //   worker -> LM and -> GM  completion      the LM frees the worker; the GM learns the job's
 //                                           progress and, per §4.4, that its own task's worker
@@ -53,6 +57,8 @@ struct MeghaCounters {
   uint64_t status_updates = 0;  // heartbeat messages LM -> GM
   uint64_t retries_placed = 0;  // rejected tasks placed again immediately
   uint64_t queued = 0;          // times a task had to wait in a GM queue
+  uint64_t verify_batches = 0;  // quirks.batched_verify: batched verify messages GM -> LM
+  uint64_t reject_batches = 0;  // ... and the rejection messages answering them
 };
 
 class MeghaSim final : public sim::EventTarget, public FaultListener {
@@ -100,10 +106,25 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
     // With faults only:
     kJobSubmit,     // a job whose GM was down at its arrival, handed over at its restart
     kCompletionGm,  // the completion's message to the GM (the LM's is kCompletion)
-    kRegister       // a restarted GM asks an LM for a full snapshot
+    kRegister,      // a restarted GM asks an LM for a full snapshot
+    // With quirks.batched_verify only:
+    kVerifyBatch,  // GM -> LM: mappings of one arriving job to one LM (batches_[a])
+    kRejectBatch   // LM -> GM: the rejected ones of that batch
   };
+  // quirks.batched_verify: a batch of (task, slot) mappings in flight, with what its rejection
+  // carries (see rejection_state()).
+  struct Batch {
+    uint32_t gm = 0, lm = 0;
+    uint32_t delta = 0;  // kNoDelta, a delta id, or kLiveDelta
+    uint32_t gen = 0;    // kLiveDelta: the LM's heartbeat count when the rejection was sent
+    std::vector<std::pair<uint32_t, uint32_t>> maps;
+  };
+  static constexpr uint32_t kMaxBatch = 100;  // schedule_job_batched_all's batch size
   static constexpr uint32_t kNoTask = 0xffffffffu;
   static constexpr uint32_t kNoDelta = 0xffffffffu;
+  // quirks.drop_rejection_state: the rejection carries the LM's changes for the GM recorded
+  // between its sending and its delivery, read when it is delivered.
+  static constexpr uint32_t kLiveDelta = 0xfffffffeu;
 
   // Workers are named by "slot": their bit position in a data-centre-wide vector whose
   // partitions each take words_ whole words (slot = partition * stride_ + index).
@@ -132,7 +153,18 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
 
   // GM side.
   bool place(uint32_t gm, uint32_t task);  // Algorithm 1 over the GM's search order
+  // Algorithm 1: the worker gm maps `task` to (its view bit cleared), or -1.
+  int64_t find_worker(uint32_t gm, uint32_t task);
   void send_verify(uint32_t task, uint32_t slot);
+  // quirks.batched_verify: places an arriving job's tasks and sends the batches.
+  void arrive_batched(uint32_t gm, uint32_t first_task, uint32_t num_tasks);
+  uint32_t new_batch(uint32_t gm, uint32_t lm);
+  void send_batch(uint32_t id);
+  void verify_batch(uint32_t id);  // at the LM
+  void reject_batch(uint32_t id);  // at the GM
+  // A rejected task: retried at once on gm's view (retry_rejected), else back at the head of
+  // gm's queue.
+  void requeue_rejected(uint32_t gm, uint32_t task);
   // A worker became free in gm's view (its bit is clear): it goes to the earliest waiting task
   // it can run, else its view bit is set.
   void offer(uint32_t gm, uint32_t slot);
@@ -142,8 +174,22 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
   void apply_delta(uint32_t gm, uint32_t lm, uint32_t delta);
   // LM side.
   uint32_t take_delta(uint32_t lm, uint32_t gm);  // kNoDelta when nothing changed
-  sim::Time next_beat();                          // one LM's interval to its next heartbeat
-  void mark_changed(uint32_t slot, uint32_t except_gm);
+  // As take_delta(), leaving the changes pending (kNoDelta when nothing changed).
+  uint32_t peek_delta(uint32_t lm, uint32_t gm);
+  // What a rejection from lm to gm carries: the pending delta, or (drop_rejection_state) the
+  // pending changes are dropped and it carries kLiveDelta.
+  uint32_t rejection_state(uint32_t lm, uint32_t gm);
+  // At the GM: the delta a delivered rejection applies (kLiveDelta resolved, see above).
+  uint32_t delivered_state(uint32_t lm, uint32_t gm, uint32_t delta, uint32_t gen);
+  // The LM's part of a completion: the worker is free, other GMs will hear of it.
+  void release(uint32_t task, uint32_t slot);
+  void accept(uint32_t task, uint32_t slot);  // the LM launches a verified mapping
+  sim::Time next_beat();                      // one LM's interval to its next heartbeat
+  // A worker became busy (freed = false) or free: every GM but except_gm will hear of it.
+  void mark_changed(uint32_t slot, uint32_t except_gm, bool freed);
+  uint32_t make_delta(uint32_t lm, uint32_t gm, bool take);
+  // Applies a delta (or, quirks.update_lists, an update's lists) and offers the freed workers.
+  void apply_state(uint32_t gm, uint32_t lm, uint32_t delta);
 
   sim::EventLoop& loop_;
   const Workload& w_;
@@ -167,6 +213,13 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
   std::vector<std::vector<uint64_t>> deltas_;  // in-flight delta payloads
   std::vector<uint32_t> free_deltas_;
   std::vector<uint32_t> freed_;  // scratch for apply_delta
+  std::vector<Batch> batches_;   // quirks.batched_verify: batches in flight (and free ones)
+  std::vector<uint32_t> free_batches_;
+  std::vector<uint32_t> beat_gen_;  // [lm] heartbeats sent (quirks.drop_rejection_state)
+  // quirks.update_lists: [gm] workers taken by another GM since the last update (bits), and
+  // [gm][slot] how often one was freed since (the published lists' "busy" and "available").
+  std::vector<uint64_t> went_busy_;
+  std::vector<uint8_t> free_entries_;
   MeghaCounters n_;
   Faults* faults_ = nullptr;
   std::vector<uint32_t> slot_task_;      // with faults: [slot] the task the LM launched there

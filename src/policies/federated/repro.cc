@@ -102,7 +102,7 @@ double mean_of(const std::vector<double>& v) {
   return n ? s / static_cast<double>(n) : std::nan("");
 }
 
-// Which of the four quirks are on, for the report ("all on", "off: ...").
+// Which of the quirks are on, for the report ("all on", "off: ...").
 std::string quirk_list(const ReferenceQuirks& q) {
   std::string off;
   auto add = [&](bool on, const char* name) {
@@ -112,6 +112,9 @@ std::string quirk_list(const ReferenceQuirks& q) {
   add(q.fair_queue_le, "fair-queue-le");
   add(q.drop_rejection_state, "rejection-state");
   add(q.early_first_heartbeat, "early-heartbeat");
+  add(q.batched_verify, "batched-verify");
+  add(q.lm_frees_at_task_end, "lm-frees-at-end");
+  add(q.update_lists, "update-lists");
   return off.empty() ? "all on" : "off here: " + off;
 }
 
@@ -362,9 +365,12 @@ ReproResult run_repro(const ReproOptions& o) {
                      "instead of its own, so Masters are also weighted by workers that cannot run "
                      "the task), PigeonC's Masters pick the suitable worker with the fewest "
                      "constraints whatever the match setting, its fair queue lets FQW + 1 short "
-                     "tasks go per long one, a Megha LM's rejection carries none of its pending "
-                     "state (and that state is lost), and Megha's first heartbeat comes 50 ms "
-                     "before the first arrival (the last four: quirks " +
+                     "tasks go per long one, a Megha LM's rejection loses the state pending at it "
+                     "and carries only what changes while it is in flight, Megha's first "
+                     "heartbeat comes 50 ms before the first arrival, a Megha GM sends a job's "
+                     "mappings in per-LM batches of up to 100, an LM frees a worker when its "
+                     "task ends, and its updates are lists of busy and available workers in "
+                     "which available wins (the last seven: quirks " +
                          quirk_list(o.quirks) + "). See docs/repro/federated.md."
                    : ""));
   for (size_t w = 0; w < workloads.size(); ++w) {

@@ -65,14 +65,22 @@ void set_reference(Arch arch, bool reference, RunOptions* o) {
 }
 
 ReferenceQuirks parse_quirks(std::string_view list) {
-  if (list == "all") return reference_quirks();
   ReferenceQuirks q;
   if (list == "none") return q;
   size_t at = 0;
   while (at <= list.size()) {
     const size_t comma = std::min(list.find(',', at), list.size());
     const std::string_view name = list.substr(at, comma - at);
-    if (name == "rejection-state")
+    if (name == "all") {  // the --reference set; more names may follow
+      const ReferenceQuirks all = reference_quirks();
+      q.master_picks_min |= all.master_picks_min;
+      q.fair_queue_le |= all.fair_queue_le;
+      q.drop_rejection_state |= all.drop_rejection_state;
+      q.early_first_heartbeat |= all.early_first_heartbeat;
+      q.batched_verify |= all.batched_verify;
+      q.lm_frees_at_task_end |= all.lm_frees_at_task_end;
+      q.update_lists |= all.update_lists;
+    } else if (name == "rejection-state")
       q.drop_rejection_state = true;
     else if (name == "early-heartbeat")
       q.early_first_heartbeat = true;
@@ -80,10 +88,17 @@ ReferenceQuirks parse_quirks(std::string_view list) {
       q.master_picks_min = true;
     else if (name == "fair-queue-le")
       q.fair_queue_le = true;
+    else if (name == "batched-verify")
+      q.batched_verify = true;
+    else if (name == "lm-frees-at-end")
+      q.lm_frees_at_task_end = true;
+    else if (name == "update-lists")
+      q.update_lists = true;
     else
       throw InputError(
-          "--quirks: expected all, none or a comma-separated list of "
-          "rejection-state, early-heartbeat, master-min, fair-queue-le; got \"" +
+          "--quirks: expected none or a comma-separated list of all (the --reference set), "
+          "rejection-state, early-heartbeat, batched-verify, lm-frees-at-end, update-lists, "
+          "master-min, fair-queue-le; got \"" +
           std::string(name) + "\"");
     at = comma + 1;
   }
@@ -96,8 +111,12 @@ namespace {
 sim::Json quirk_names(Arch arch, const ReferenceQuirks& q) {
   sim::Json names = sim::Json::array();
   if (arch == Arch::kMegha) {
-    if (q.drop_rejection_state) names.push_back("rejection drops piggybacked state");
+    if (q.drop_rejection_state)
+      names.push_back("rejection drops pending state, carries changes made in flight");
     if (q.early_first_heartbeat) names.push_back("first heartbeat 50 ms before first arrival");
+    if (q.batched_verify) names.push_back("job mappings verified in per-LM batches of <= 100");
+    if (q.lm_frees_at_task_end) names.push_back("LM frees worker at task end");
+    if (q.update_lists) names.push_back("updates as busy/available lists, available last");
   } else {
     if (q.master_picks_min) names.push_back("master picks min-constraints worker");
     if (q.fair_queue_le) names.push_back("fair queue FQW+1 short per long");
@@ -173,6 +192,7 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
     cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kMeghaHeartbeat);
     inconsistencies = n.inconsistencies;
     messages["verify_requests"] = n.verify_requests;
+    if (o.quirks.batched_verify) messages["verify_batches"] = n.verify_batches;
     messages["rejections"] = n.inconsistencies;
     messages["launches"] = n.launches;
     messages["completions"] = 2 * n.completions;  // to the LM and to the GM

@@ -68,8 +68,9 @@ void apply(const Architecture& a, RunOptions* o);
 // wait in the queue, PigeonC's reference CS_i, and the ReferenceQuirks of sim_params.h.
 void set_reference(Arch arch, bool reference, RunOptions* o);
 
-// A comma-separated subset of the quirks by name: rejection-state, early-heartbeat (Megha),
-// master-min, fair-queue-le (PigeonC); "all" or "none". InputError naming the bad entry.
+// A comma-separated subset of the quirks by name: rejection-state, early-heartbeat,
+// batched-verify, lm-frees-at-end, update-lists (Megha), master-min, fair-queue-le (PigeonC),
+// and all (reference_quirks()); or "none". InputError naming the bad entry.
 ReferenceQuirks parse_quirks(std::string_view list);
 
 // "megha_rand", "megha_min", "pigeonc_rand", "pigeonc_min".

@@ -16,7 +16,8 @@ enum class LmOrder : uint8_t {
 };
 
 // Behaviours of the published simulators (`meghanat/megha-constraint-aware`) where they depart
-// from the paper's text; all on under --reference (reference_quirks()), all off by default.
+// from the paper's text; on under --reference (reference_quirks(): all but update_lists), all
+// off by default.
 struct ReferenceQuirks {
   // PigeonC: the Master's "random" file (pigeon_sim/.../master_constraints_rand.py,
   // schedule_task) picks the suitable worker with the fewest constraints, as the Minimum
@@ -25,16 +26,38 @@ struct ReferenceQuirks {
   // PigeonC: idle_worker_notice serves the short queue while `fq_counter <= FQW`, so FQW + 1
   // short tasks go per long task (21 at FQW 20) instead of FQW.
   bool fair_queue_le = false;
-  // Megha: LM.verify_requests passes its pending update for the GM to the rejection and then
-  // empties that same dict before it is delivered, so a rejection carries no state, and the
-  // changes it held are lost to that GM (the next heartbeat does not repeat them).
+  // Megha: LM.verify_requests hands the rejection its live pending-update dict for the GM
+  // (self.status_update[gm]) and then empties that dict's partitions in place: the changes
+  // pending at the rejection are lost to that GM (the next heartbeat does not repeat them), and
+  // the rejection delivers whatever the LM records for that GM while it is in flight (those
+  // changes stay pending and go out with the next heartbeat as well), unless a heartbeat in
+  // between replaced the dict (then, here, it delivers nothing).
   bool drop_rejection_state = false;
   // Megha: simulation.py schedules the first LMRequestUpdateEvent at the first arrival - 50 ms,
   // one event for every LM; the following beats keep the heartbeat timing below.
   bool early_first_heartbeat = false;
+  // Megha: gm_*.py schedule_job_batched_all sends an arriving job's mappings in one
+  // VerifyRequestsEvent per run of consecutive mappings to the same LM, at most 100; the LM
+  // (verify_requests) checks them in order and answers all rejected ones with one
+  // BatchedInconsistencyEvent carrying one state. Mappings made from the queue go one by one.
+  bool batched_verify = false;
+  // Megha: the LM frees a worker and records the change when the task ends (TaskEndEvent ->
+  // LM.task_completed); only the GM's TaskResponseEvent takes the network delay. Ours otherwise
+  // delivers the completion to the LM and the GM together, one delay after the end.
+  bool lm_frees_at_task_end = false;
+  // Megha: an LM's update is two lists per partition, "busy" (taken by another GM's mapping)
+  // and "available" (freed by another GM's task), appended to as things happen and never
+  // pruned (lm_constraints.py); GM.update_status marks every busy worker busy, then offers
+  // every available entry to its queue (a worker freed twice is offered twice) or marks it
+  // free, leaving the view bit of a worker it hands to a queued task as it was. So a worker
+  // freed and taken again since the last update is reported free, and the LM keeps a GM's
+  // entries for a worker that GM has just taken. Ours otherwise reports each changed worker's
+  // state when the update is sent.
+  bool update_lists = false;
 };
 inline constexpr ReferenceQuirks reference_quirks() {
-  return {true, true, true, true};
+  // update_lists stays opt-in: see docs/repro/federated.md ("syn_1000, Megha (ref)").
+  return {true, true, true, true, true, true, false};
 }
 inline constexpr sim::Time kReferenceHeartbeatLead = 50'000;  // 50 ms before the first arrival
 

@@ -248,5 +248,153 @@ TEST(Megha, ReferenceFirstHeartbeatFiftyMsBeforeFirstArrival) {
   EXPECT_FALSE(ref.quirks.drop_rejection_state || ref.quirks.early_first_heartbeat);
 }
 
+// The published LM hands the rejection its live pending dict for the GM and empties it: the
+// rejection delivers what the LM records for that GM while it is in flight. Worker A (GM 0's
+// partition, constraint 0) runs GM 0's 1-s task from 0.001 s; GM 1's task needing it arrives at
+// 1 s and is mapped to A (GM 1 was never told A is busy), verified at 1.0005 s while A is still
+// busy, rejected; the rejection arrives at 1.001 s, the instant A's task ends.
+//  - Published (rejection-state + lm-frees-at-end): the LM frees A at the task's end, which
+//    comes first (it was scheduled first), so the rejection carries "A free" and the task, back
+//    at the head of the queue, takes A at once: verify 1.0015, launch 1.002, reported 2.0025.
+//  - The LM freeing A only when the completion message arrives (1.0015), or a rejection that
+//    carries the state pending at the rejection (A busy): the task waits for the 5-s heartbeat:
+//    update 5.0005, verify 5.001, launch 5.0015, reported 6.002.
+TEST(Megha, ReferenceRejectionCarriesChangesMadeInFlight) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"1"}, {"0"}}}), "c.json");
+  Workload w = make_workload(testing::trace("0 1 1 1\n1 1 1 1\n"), testing::no_constraints(1), 1, c,
+                             std::vector<ConstraintOverride>{{0, 0, 1}, {1, 0, 1}});
+  auto run = [&](bool live, bool at_end) {
+    sim::EventLoop loop;
+    Recorder rec(w, c.workers(), 2.0);
+    SimParams p;
+    p.aligned_heartbeats = true;
+    p.retry_rejected = false;  // the reference GM
+    p.quirks.drop_rejection_state = live;
+    p.quirks.lm_frees_at_task_end = at_end;
+    MeghaSim s(loop, w, c, p, rec);
+    s.start();
+    loop.run_until(1'001'000);  // A's task end and the rejection's arrival
+    EXPECT_EQ(s.lm_sees_free(s.slot_of(0, 0)), at_end);
+    loop.run_until();
+    EXPECT_EQ(s.counters().inconsistencies, 1u);
+    return rec.job_records()[1].finish;
+  };
+  EXPECT_EQ(run(true, true), 2'002'500);
+  EXPECT_EQ(run(true, false), 6'002'000);
+  EXPECT_EQ(run(false, true), 6'002'000);
+  EXPECT_EQ(run(false, false), 6'002'000);
+}
+
+// The published GM sends an arriving job's mappings as one message per run of consecutive
+// mappings to the same LM, at most 100 per message. Two LMs; in GM 0's partitions only LM 2's
+// workers have constraint 0. Tasks: none, C0, none, none -> LM 1, LM 2, LM 1, LM 1: three
+// messages [t0] [t1] [t2 t3]. A 250-task job on one LM goes as 100 + 100 + 50.
+TEST(Megha, ReferenceBatchesAJobsMappingsPerLm) {
+  {
+    ClusterConfig c = parse_cluster_config(
+        testing::megha_json({{{"0000"}, {"0000"}}, {{"1111"}, {"0000"}}}), "c.json");
+    Workload w = make_workload(testing::trace("0 4 1 1 1 1 1\n"), testing::no_constraints(1), 1, c,
+                               std::vector<ConstraintOverride>{{0, 1, 1}});
+    for (bool batched : {false, true}) {
+      RunOptions o;
+      o.wall_clock = false;
+      o.quirks.batched_verify = batched;
+      RunOutput out = run_federated(w, c, o);
+      EXPECT_EQ(out.summary["messages"]["verify_requests"], 4);
+      EXPECT_EQ(out.summary["messages"].contains("verify_batches"), batched);
+      if (batched) {
+        EXPECT_EQ(out.summary["messages"]["verify_batches"], 3);
+      }
+      EXPECT_NEAR(out.jobs[0].delay_s(), 0.0015, 1e-12);  // batching adds no delay
+    }
+  }
+  ClusterConfig c = parse_cluster_config(
+      testing::megha_json({{{std::string(250, '1')}, {std::string(250, '1')}}}), "c.json");
+  std::string tr = "0 250 1";
+  for (int i = 0; i < 250; ++i) tr += " 1";
+  Workload w = make_workload(testing::trace(tr + "\n"), testing::no_constraints(1), 1, c);
+  sim::EventLoop loop;
+  Recorder rec(w, c.workers(), 2.0);
+  SimParams p;
+  p.quirks.batched_verify = true;
+  MeghaSim s(loop, w, c, p, rec);
+  s.start();
+  loop.run_until();
+  EXPECT_EQ(s.counters().verify_batches, 3u);
+  EXPECT_EQ(s.counters().verify_requests, 250u);
+  EXPECT_EQ(s.counters().launches, 250u);
+}
+
+// One LM answers a batch's rejections with one message. GM 0 takes A and B (its partition,
+// both with C0) at 0.5 ms; GM 1's job (same instant, one batch: W in its own partition, which
+// has no C0 worker, then
+// A and B, its only C0 workers) has W accepted and A, B rejected: one rejection message for two
+// tasks, which wait (reference GM) until the 5-s update reports A and B free: verified 5.001,
+// launched 5.0015, reported 6.002 s.
+TEST(Megha, ReferenceOneRejectionPerBatch) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"11"}, {"00"}}}), "c.json");
+  Workload w =
+      make_workload(testing::trace("0 2 1 1 1\n0 3 1 1 1 1\n"), testing::no_constraints(1), 1, c,
+                    std::vector<ConstraintOverride>{{0, 0, 1}, {0, 1, 1}, {1, 1, 1}, {1, 2, 1}});
+  for (bool batched : {false, true}) {
+    sim::EventLoop loop;
+    Recorder rec(w, c.workers(), 2.0);
+    SimParams p;
+    p.pick = Pick::kMinConstraints;
+    p.aligned_heartbeats = true;
+    p.retry_rejected = false;
+    p.quirks.batched_verify = batched;
+    MeghaSim s(loop, w, c, p, rec);
+    s.start();
+    loop.run_until();
+    EXPECT_EQ(s.counters().inconsistencies, 2u);
+    EXPECT_EQ(s.counters().verify_batches, batched ? 2u : 0u);  // one per job
+    EXPECT_EQ(s.counters().reject_batches, batched ? 1u : 0u);
+    EXPECT_EQ(rec.job_records()[1].finish, 6'002'000);
+  }
+}
+
+// The published LM's update lists every worker taken ("busy") and freed ("available") by other
+// GMs since the last update, and the GM applies all busy entries before all available ones, so
+// a worker freed and taken again in between is reported free. GM 0 runs a 1-s task on A at
+// 0.001 s and a 10-s task on A from 2.0015 s (it learns A is free from its own completion);
+// at the 5-s update GM 1 sees A busy from our state delta, free from the published lists.
+TEST(Megha, ReferenceUpdateListsReportAWorkerFreedAndRetakenAsFree) {
+  ClusterConfig c = parse_cluster_config(testing::megha_json({{{"1"}, {"0"}}}), "c.json");
+  Workload w =
+      make_workload(testing::trace("0 1 1 1\n0 1 1 1\n2 1 10 10\n"), testing::no_constraints(1), 1,
+                    c, std::vector<ConstraintOverride>{{0, 0, 1}, {2, 0, 1}});
+  for (bool lists : {false, true}) {
+    sim::EventLoop loop;
+    Recorder rec(w, c.workers(), 2.0);
+    SimParams p;
+    p.aligned_heartbeats = true;
+    p.quirks.update_lists = lists;
+    MeghaSim s(loop, w, c, p, rec);
+    s.start();
+    const uint32_t a = s.slot_of(0, 0);
+    loop.run_until(4'000'000);
+    EXPECT_FALSE(s.lm_sees_free(a));  // GM 0's 10-s task
+    loop.run_until(5'000'600);        // the 5-s update has arrived
+    EXPECT_EQ(s.gm_sees_free(1, a), lists);
+    loop.run_until();
+    EXPECT_TRUE(rec.all_done());
+  }
+}
+
+TEST(Megha, ReferenceQuirkNames) {
+  const ReferenceQuirks q = parse_quirks("batched-verify,lm-frees-at-end,update-lists");
+  EXPECT_TRUE(q.batched_verify && q.lm_frees_at_task_end && q.update_lists);
+  EXPECT_FALSE(q.drop_rejection_state || q.early_first_heartbeat || q.master_picks_min);
+  const ReferenceQuirks all = parse_quirks("all");
+  EXPECT_TRUE(all.batched_verify && all.lm_frees_at_task_end && all.drop_rejection_state);
+  EXPECT_FALSE(all.update_lists);  // opt-in: docs/repro/federated.md
+  EXPECT_TRUE(parse_quirks("all,update-lists").update_lists);
+  RunOptions ref;
+  set_reference(Arch::kMegha, true, &ref);
+  EXPECT_TRUE(ref.quirks.batched_verify && ref.quirks.lm_frees_at_task_end);
+  EXPECT_THROW(parse_quirks("batched"), InputError);
+}
+
 }  // namespace
 }  // namespace orrery::federated
