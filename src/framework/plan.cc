@@ -370,6 +370,7 @@ bool PlanExecutor::handle(const ClusterEvent& e) {
     }
   }
   pump();
+  settle_recreations(e);
   return consumed;
 }
 
@@ -522,6 +523,7 @@ void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& rea
   rep.fallback = r->fallback;
   if (status == PlanStatus::kCancelled) {
     ++cancelled_;
+    keep_recreations(*r);
     // The pods this plan still meant to bind and that are pending go to the fallback.
     const ClusterState& st = backend_.state();
     for (size_t j = 0; j < r->plan.steps().size(); ++j) {
@@ -556,6 +558,59 @@ void PlanExecutor::finish(uint64_t id, PlanStatus status, const std::string& rea
     ++completed_;
   }
   if (on_done_) on_done_(rep);
+}
+
+void PlanExecutor::keep_recreations(const Running& r) {
+  const std::vector<Step>& steps = r.plan.steps();
+  for (size_t j = 0; j < steps.size(); ++j) {
+    const Step& s = steps[j];
+    if (s.kind != StepKind::kCreate || r.state[j] != StepState::kWaiting || s.after.empty())
+      continue;
+    Recreation rec{{}, s.make};
+    bool removal_started = true;
+    for (size_t d : s.after) {
+      if (steps[d].kind != StepKind::kDelete || r.state[d] == StepState::kWaiting) {
+        removal_started = false;
+        break;
+      }
+      if (r.state[d] == StepState::kStarted) rec.awaiting.push_back(serial_of(r, steps[d].pod));
+    }
+    if (!removal_started) continue;
+    if (rec.awaiting.empty())
+      create_now(*rec.make);
+    else
+      recreations_.push_back(std::move(rec));
+  }
+}
+
+void PlanExecutor::settle_recreations(const ClusterEvent& e) {
+  if (recreations_.empty() || e.pod_serial == 0) return;
+  if (e.kind != EventKind::kPodDeleted && e.kind != EventKind::kPodDeleteFailed) return;
+  for (size_t i = 0; i < recreations_.size();) {
+    std::vector<uint64_t>& awaiting = recreations_[i].awaiting;
+    auto it = std::find(awaiting.begin(), awaiting.end(), e.pod_serial);
+    if (it == awaiting.end()) {
+      ++i;
+      continue;
+    }
+    awaiting.erase(it);
+    if (e.kind == EventKind::kPodDeleted && !awaiting.empty()) {
+      ++i;
+      continue;
+    }
+    // Confirmed (the last awaited deletion): create; failed: the pod is still there, drop it.
+    const std::shared_ptr<const Pod> make = recreations_[i].make;
+    recreations_.erase(recreations_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (e.kind == EventKind::kPodDeleted) create_now(*make);  // may re-enter handle()
+  }
+}
+
+void PlanExecutor::create_now(const Pod& pod) {
+  try {
+    backend_.create_pod(pod);
+  } catch (const InputError&) {
+    // The name is taken again (someone re-created the pod): nothing to restore.
+  }
 }
 
 void PlanExecutor::expire(int64_t now_us) {

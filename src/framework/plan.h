@@ -15,6 +15,10 @@
 //    a pod a later step needs; the remaining steps are dropped;
 //  - the pods a cancelled plan still meant to bind and that are pending are handed to the
 //    fallback (KubeDSM: the cloud), each as a one-step plan of its own;
+//  - a cancelled plan still re-creates the pods it had started removing: a create step whose
+//    prerequisites are all deletions already under way runs once they are confirmed (at once when
+//    they are), and is dropped if one of them fails — a bare pod the plan moves exists nowhere
+//    else between its eviction and its re-creation; the new pod is then pending like any other;
 //  - a step that waits longer than the plan's step timeout cancels the plan (expire());
 //  - while a plan runs, the room its bind steps will take is a plan reservation in the runtime's
 //    Reservations (when the executor has one), so no scheduler takes the room the plan's deletions
@@ -189,6 +193,11 @@ class PlanExecutor : public EventListener {
   bool start_step(Running& r, size_t i, std::string* why);
   void step_done(Running& r, size_t i);
   void finish(uint64_t id, PlanStatus status, const std::string& reason);
+  // Cancelled plan: keeps its re-creations of pods whose removal it started (see above).
+  void keep_recreations(const Running& r);
+  // A deletion confirmed or failed: runs or drops the kept re-creations waiting for it.
+  void settle_recreations(const ClusterEvent& e);
+  void create_now(const Pod& pod);
   std::string describe(const Running& r, const Step& s) const;
   std::string describe_pod(const Running& r, const PodRef& ref) const;
   std::string pod_name(PodId id) const;
@@ -206,6 +215,11 @@ class PlanExecutor : public EventListener {
     std::string reason;
   };
   std::vector<Work> work_;
+  struct Recreation {
+    std::vector<uint64_t> awaiting;  // serials of the pods whose deletion must be confirmed first
+    std::shared_ptr<const Pod> make;
+  };
+  std::vector<Recreation> recreations_;  // of cancelled plans
   bool pumping_ = false;
   uint64_t completed_ = 0;
   uint64_t cancelled_ = 0;

@@ -54,14 +54,14 @@ void ApiBackend::start() {
                    "/apis/scheduling.k8s.io/v1/priorityclasses", "", 500},
       *this, options_.backoff, restart));
   informers_.push_back(std::make_unique<Informer>(
-      client_, InformerSpec{"Node", ApiCall::kListNodes, ApiCall::kWatchNodes, "/api/v1/nodes", "",
-                            500},
-      *this, options_.backoff, restart));
-  informers_.push_back(std::make_unique<Informer>(
       client_,
-      InformerSpec{"Pod", ApiCall::kListPods, ApiCall::kWatchPods, "/api/v1/pods",
-                   options_.pod_field_selector, 500},
+      InformerSpec{"Node", ApiCall::kListNodes, ApiCall::kWatchNodes, "/api/v1/nodes", "", 500},
       *this, options_.backoff, restart));
+  informers_.push_back(
+      std::make_unique<Informer>(client_,
+                                 InformerSpec{"Pod", ApiCall::kListPods, ApiCall::kWatchPods,
+                                              "/api/v1/pods", options_.pod_field_selector, 500},
+                                 *this, options_.backoff, restart));
   for (auto& i : informers_) i->start();
 }
 
@@ -345,10 +345,11 @@ void ApiBackend::bind(PodId pod, NodeId node) {
   const Pod& p = state_.pod(pod);
   const uint64_t serial = state_.pod_serial(pod);
   binds_[serial] = {pod, node};
-  JsonValue body = {{"apiVersion", "v1"},
-                    {"kind", "Binding"},
-                    {"metadata", {{"name", p.name}, {"namespace", p.ns}}},
-                    {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", state_.node(node).name}}}};
+  JsonValue body = {
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata", {{"name", p.name}, {"namespace", p.ns}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", state_.node(node).name}}}};
   if (!p.uid.empty()) body["metadata"]["uid"] = p.uid;
   const std::string path = pod_path(p.ns, p.name) + "/binding";
   auto alive = alive_;
@@ -387,9 +388,16 @@ void ApiBackend::bind(PodId pod, NodeId node) {
 
 void ApiBackend::delete_pod(PodId pod, const std::string& reason) {
   const Pod& p = state_.pod(pod);
+  const uint64_t serial = state_.pod_serial(pod);
+  // One eviction per pod at a time (a second plan may ask while the first one's 429s are being
+  // retried): its outcome, kPodDeleted or kPodDeleteFailed, answers both.
+  if (!evicting_.insert(serial).second) {
+    obs::debug("eviction already under way", {{"pod", p.key()}, {"reason", reason}});
+    return;
+  }
   obs::info("evicting", {{"pod", p.key()}, {"reason", reason}});
   ++evictions_;
-  evict(p.ns, p.name, state_.pod_serial(pod), 0);
+  evict(p.ns, p.name, serial, 0);
 }
 
 void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t serial,
@@ -409,6 +417,7 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
       if (!*alive) return;
       if (r.ok() || r.status == 404) {  // accepted, or already gone: the watch tells
         --evictions_;
+        evicting_.erase(serial);
         report("evict", "ok");
         return;
       }
@@ -418,14 +427,28 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
         const int base = options_.eviction_backoff_ms << std::min(attempt, 10);
         const int delay = base + std::uniform_int_distribution<int>(0, base)(rng);
         obs::info("eviction refused (429); retrying after backoff",
-                  {{"pod", ns + "/" + name}, {"attempt", std::to_string(attempt + 1)},
-                   {"backoff_ms", std::to_string(delay)}, {"error", r.describe()}});
+                  {{"pod", ns + "/" + name},
+                   {"attempt", std::to_string(attempt + 1)},
+                   {"backoff_ms", std::to_string(delay)},
+                   {"error", r.describe()}});
         loop_.after(int64_t{delay} * 1000, [this, alive, ns, name, serial, attempt] {
-          if (*alive) evict(ns, name, serial, attempt + 1);
+          if (!*alive) return;
+          // Only the same pod: one deleted meanwhile may have been re-created under its name
+          // (a plan's move), and an eviction by name would take the new one.
+          auto id = state_.find_pod(ns, name);
+          if (!id || state_.pod_serial(*id) != serial) {
+            --evictions_;
+            evicting_.erase(serial);
+            obs::info("eviction retry dropped: the pod is gone or was replaced",
+                      {{"pod", ns + "/" + name}});
+            return;
+          }
+          evict(ns, name, serial, attempt + 1);
         });
         return;
       }
       --evictions_;
+      evicting_.erase(serial);
       report("evict",
              r.status == 429 ? "throttled" : (r.error == "not the leader" ? "refused" : "error"));
       auto id = state_.find_pod(ns, name);
@@ -446,13 +469,37 @@ void ApiBackend::create_pod(Pod pod) {
 
 void ApiBackend::post_pod(const std::string& ns, const std::string& key, std::string body) {
   ++creations_;
+  create(key, ns, std::move(body), 0);
+}
+
+// A creation refused by a server error (5xx), throttled (429) or lost in transport is sent again
+// after a jittered doubling backoff: the pod it creates may be the only copy of an evicted bare pod
+// (a plan's move), so giving up at once would lose it. A resend whose first attempt did reach the
+// server gets 409 AlreadyExists, and the watch shows the pod.
+void ApiBackend::create(const std::string& key, const std::string& ns, const std::string& body,
+                        int attempt) {
   auto alive = alive_;
-  workers_->submit([this, alive, key, ns, body = std::move(body)] {
+  workers_->submit([this, alive, key, ns, body, attempt] {
     Response r = client_.post(ApiCall::kCreatePod, "/api/v1/namespaces/" + ns + "/pods", body);
-    loop_.post([this, alive, r = std::move(r), key] {
+    loop_.post([this, alive, r = std::move(r), key, ns, body, attempt] {
       if (!*alive) return;
-      --creations_;
       report("create", r.ok() ? "ok" : (r.status == 409 ? "conflict" : "error"));
+      const bool transient = r.status == 0 || r.status == 429 || r.status >= 500;
+      if (!r.ok() && transient && attempt + 1 < options_.create_attempts) {
+        static thread_local std::mt19937 rng{std::random_device{}()};
+        const int base = options_.create_backoff_ms << std::min(attempt, 10);
+        const int delay = base + std::uniform_int_distribution<int>(0, base)(rng);
+        obs::warn("pod creation failed; retrying after backoff",
+                  {{"pod", key},
+                   {"attempt", std::to_string(attempt + 1)},
+                   {"backoff_ms", std::to_string(delay)},
+                   {"error", r.describe()}});
+        loop_.after(int64_t{delay} * 1000, [this, alive, key, ns, body, attempt] {
+          if (*alive) create(key, ns, body, attempt + 1);
+        });
+        return;
+      }
+      --creations_;
       if (r.status == 409 && r.status_reason() == "AlreadyExists" && journalled_.count(key)) {
         obs::info("a journalled replacement's name is taken: already re-created", {{"pod", key}});
         settle_journal(key);
@@ -489,9 +536,10 @@ bool ApiBackend::update_pod(PodId pod, const fw::PodUpdate& update) {
   changed.spec = spec;
   if (update.scheduling_gates) changed.scheduling_gates = *update.scheduling_gates;
   const JsonValue full = pod_to_json(changed);
-  JsonValue patch = {{"metadata",
-                      {{"labels", full["metadata"].value("labels", JsonValue::object())},
-                       {"annotations", full["metadata"].value("annotations", JsonValue::object())}}}};
+  JsonValue patch = {
+      {"metadata",
+       {{"labels", full["metadata"].value("labels", JsonValue::object())},
+        {"annotations", full["metadata"].value("annotations", JsonValue::object())}}}};
   // Labels and annotations removed by the update are deleted (null in a merge patch).
   for (const auto& [k, v] : p.spec->labels.items()) {
     const std::string key(interned(k));
@@ -510,14 +558,15 @@ bool ApiBackend::update_pod(PodId pod, const fw::PodUpdate& update) {
     images_changed |= spec->containers[i].image != p.spec->containers[i].image;
   if (images_changed) patch["spec"]["containers"] = full["spec"]["containers"];
   auto alive = alive_;
-  workers_->submit([this, alive, path = pod_path(p.ns, p.name), body = patch.dump(), key = p.key()] {
-    Response r = client_.patch(ApiCall::kPatchPod, path, body);
-    loop_.post([this, alive, r = std::move(r), key] {
-      if (!*alive) return;
-      report("patch", r.ok() ? "ok" : "error");
-      if (!r.ok()) obs::error("pod update failed", {{"pod", key}, {"error", r.describe()}});
-    });
-  });
+  workers_->submit(
+      [this, alive, path = pod_path(p.ns, p.name), body = patch.dump(), key = p.key()] {
+        Response r = client_.patch(ApiCall::kPatchPod, path, body);
+        loop_.post([this, alive, r = std::move(r), key] {
+          if (!*alive) return;
+          report("patch", r.ok() ? "ok" : "error");
+          if (!r.ok()) obs::error("pod update failed", {{"pod", key}, {"error", r.describe()}});
+        });
+      });
   return true;
 }
 
@@ -525,21 +574,24 @@ void ApiBackend::record_event(PodId pod, const std::string& type, const std::str
                               const std::string& message) {
   const Pod& p = state_.pod(pod);
   const std::string now = rfc3339_now();
-  JsonValue ev = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"generateName", p.name + "."}, {"namespace", p.ns}}},
-      {"involvedObject",
-       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", p.ns}, {"name", p.name}, {"uid", p.uid}}},
-      {"reason", reason},
-      {"message", message},
-      {"type", type},
-      {"source", {{"component", options_.component}}},
-      {"reportingComponent", options_.component},
-      {"reportingInstance", options_.instance},
-      {"firstTimestamp", now},
-      {"lastTimestamp", now},
-      {"count", 1}};
+  JsonValue ev = {{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"generateName", p.name + "."}, {"namespace", p.ns}}},
+                  {"involvedObject",
+                   {{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"namespace", p.ns},
+                    {"name", p.name},
+                    {"uid", p.uid}}},
+                  {"reason", reason},
+                  {"message", message},
+                  {"type", type},
+                  {"source", {{"component", options_.component}}},
+                  {"reportingComponent", options_.component},
+                  {"reportingInstance", options_.instance},
+                  {"firstTimestamp", now},
+                  {"lastTimestamp", now},
+                  {"count", 1}};
   auto alive = alive_;
   workers_->submit([this, alive, ns = p.ns, body = ev.dump()] {
     Response r = client_.post(ApiCall::kCreateEvent, "/api/v1/namespaces/" + ns + "/events", body);
@@ -571,6 +623,7 @@ void ApiBackend::evict_journalled(PodId pod, JsonValue replacement, const std::s
   journalled_[key] = uid;
   ++evictions_;  // from now on: the journal write, then the eviction
   const uint64_t serial = state_.pod_serial(pod);
+  evicting_.insert(serial);  // a delete_pod meanwhile waits for this eviction's outcome
   JournalEntry e{p.ns, p.name, uid, std::move(replacement)};
   auto alive = alive_;
   journal_worker_->submit([this, alive, e = std::move(e), serial, reason] {
@@ -587,6 +640,7 @@ void ApiBackend::evict_journalled(PodId pod, JsonValue replacement, const std::s
         return;
       }
       --evictions_;
+      evicting_.erase(serial);
       if (r.ok()) return;  // gone meanwhile: its DELETED (and the replacement's ADDED) settle it
       journalled_.erase(key);
       recreate_.erase(key);

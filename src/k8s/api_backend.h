@@ -11,7 +11,9 @@
 //                    kPodDeleted on DELETED; 429 (a PodDisruptionBudget) is retried with jittered
 //                    backoff and, when the attempts run out, becomes kPodDeleteFailed with the
 //                    server's message
-//   create_pod(pod)  POST pods                     → kPodAdded when the watch shows it
+//   create_pod(pod)  POST pods                     → kPodAdded when the watch shows it; a 5xx, 429
+//                    or transport error is retried with jittered backoff (the pod may be the
+//                    only copy of an evicted bare pod)
 //   update_pod(p,u)  PATCH (labels, annotations, images, scheduling gates) → kPodUpdated; a change
 //                    of requests re-creates the pod (evict, then create when DELETED): false
 //   delete_for_recreation(p, r)  a plan's move of a bare pod: the eviction above, after r is in
@@ -37,6 +39,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "framework/backend.h"
@@ -55,13 +58,15 @@ struct ApiBackendOptions {
   Backoff backoff;
   int eviction_attempts = 5;      // a 429 is retried this many times in all
   int eviction_backoff_ms = 500;  // doubling, jittered
+  int create_attempts = 8;        // a 5xx, 429 or transport error is retried this many times in all
+  int create_backoff_ms = 200;    // doubling, jittered
   int workers = 4;
   // Checked by the worker right before each bind and eviction request (leader election: a replica
   // whose lease may have lapsed must not act). A refusal is kPodBindFailed / kPodDeleteFailed
   // ("not the leader").
   std::function<bool()> may_bind;
   std::string component = "orrery";  // Events' source
-  std::string instance;               // Events' reportingInstance (the replica's identity)
+  std::string instance;              // Events' reportingInstance (the replica's identity)
   // The plan journal's ConfigMap (empty name: no journal; re-creations are then not crash-safe).
   std::string journal_namespace = "kube-system";
   std::string journal_name;
@@ -131,6 +136,7 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   void emit(fw::EventKind kind, NodeId node, PodId pod, std::string_view reason = {});
   void report(const std::string& action, const std::string& outcome);
   void evict(const std::string& ns, const std::string& name, uint64_t serial, int attempt);
+  void create(const std::string& key, const std::string& ns, const std::string& body, int attempt);
   void skip(const std::string& what, const std::exception& e);
   // Evicts `pod` after journalling `replacement` (its POST body); `recreate` also creates it here
   // on the pod's DELETED (a change of requests; a plan creates its own replacement).
@@ -183,6 +189,7 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   size_t journal_erases_ = 0;
   bool replay_started_ = false;
   std::atomic<bool> replayed_{false};
+  std::unordered_set<uint64_t> evicting_;  // pod serials with an eviction under way
   size_t skipped_ = 0;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
 };

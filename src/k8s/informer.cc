@@ -157,10 +157,25 @@ bool Informer::watch() {
     if (is_expired(r.status, r.status_reason())) expired = true;
   }
   if (expired) {
-    obs::info("watch expired (410 Gone); relisting", {{"kind", spec_.kind}, {"resourceVersion", rv_}});
     if (on_restart_) on_restart_(spec_.kind, "expired");
+    // A watch that expires before showing any event, right after its list, would otherwise relist
+    // in a tight loop (a server whose history is gone as fast as it lists): back off, as
+    // client-go's reflector does between ListAndWatch runs. Any event seen resets the sequence.
+    if (saw_event) expiries_ = 0;
+    if (expiries_ == 0) {
+      obs::info("watch expired (410 Gone); relisting",
+                {{"kind", spec_.kind}, {"resourceVersion", rv_}});
+    } else {
+      const int delay = backoff_ms(backoff_, expiries_ - 1, uniform(&rng_state_));
+      obs::warn("watch expired again without an event; relisting after backoff",
+                {{"kind", spec_.kind}, {"resourceVersion", rv_},
+                 {"backoff_ms", std::to_string(delay)}});
+      wait_ms(delay);
+    }
+    ++expiries_;
     return false;
   }
+  expiries_ = 0;
   if (r.status == 200 && r.error.empty()) {  // the server closed the stream at timeoutSeconds
     if (on_restart_) on_restart_(spec_.kind, "timeout");
     failures_ = 0;

@@ -3,7 +3,8 @@
 //   list (in chunks of `page_size`, following metadata.continue) → replace(items, rv)
 //   watch from rv with allowWatchBookmarks=true and a jittered timeoutSeconds → event(type, obj)
 //   a stream that ends cleanly (the server's timeout) → watch again from the last rv
-//   410 Gone / reason Expired, as the HTTP status or an in-stream ERROR → relist
+//   410 Gone / reason Expired, as the HTTP status or an in-stream ERROR → relist (at once; after
+//     a jittered backoff when the watch before it also expired without showing an event)
 //   a dropped stream, an unreachable server, any other error → jittered exponential backoff,
 //     then watch again (or relist when the list never finished)
 //
@@ -81,6 +82,7 @@ class Informer {
   std::atomic<bool> synced_{false};
   std::string rv_;
   int failures_ = 0;
+  int expiries_ = 0;  // watches in a row that expired (410) without an event
   uint64_t rng_state_;
   std::mutex mu_;
   std::condition_variable cv_;

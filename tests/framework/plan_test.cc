@@ -192,6 +192,84 @@ TEST(Plan, DeletionOfAPodALaterStepNeedsCancels) {
       << done[0].reason;
 }
 
+// A move of bare pods as the packer plans it (evictions first, each re-creation after its own
+// eviction, binds last). b's eviction is refused and cancels the plan while a's eviction is under
+// way: a exists nowhere but in the plan, so it is still re-created once its deletion is confirmed
+// (pending: the normal queue places it). c's eviction had not started (it waits for b's): c is
+// left alone and nothing is created for it.
+TEST(Plan, ACancelledPlanStillRecreatesThePodsItWasEvicting) {
+  Cluster c;
+  const PodId a = c.s.add_pod(pod("a", 500));
+  const PodId b = c.s.add_pod(pod("b", 500));
+  const PodId cc = c.s.add_pod(pod("c", 500));
+  c.s.assign(a, c.e1);
+  c.s.assign(b, c.e2);
+  c.s.assign(cc, c.e1);
+  const Pod a_copy = c.s.pod(a);
+  const uint64_t a_serial = c.s.pod_serial(a);
+  QueuedBackend backend(std::move(c.s));
+  backend.refuse_delete = {"b"};
+  PlanExecutor ex(backend);
+  backend.add_listener(&ex);
+  std::vector<PlanReport> done;
+  ex.set_on_done([&](const PlanReport& r) { done.push_back(r); });
+  const ClusterState& st = backend.state();
+  Plan p("move a and c");
+  p.remove(PodRef::of(st, b), "moved").depends_on({});                  // 0
+  p.remove(PodRef::of(st, a), "moved").depends_on({});                  // 1
+  p.remove(PodRef::of(st, cc), "moved").depends_on({0});                // 2
+  Pod a_new = a_copy;
+  a_new.node_name.clear();
+  const PodRef a2 = p.create(a_new);
+  p.depends_on({1});  // 3
+  Pod c_new = st.pod(cc);
+  c_new.node_name.clear();
+  p.create(c_new);
+  p.depends_on({2});  // 4
+  p.bind(a2, c.e2).depends_on({0, 1, 3});
+  ex.submit(std::move(p));
+  EXPECT_EQ(backend.deletes, 2);  // b (refused) and a (under way)
+  backend.deliver();              // b's PodDeleteFailed cancels; then a's PodDeleted
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, PlanStatus::kCancelled);
+  const auto a_now = st.find_pod("default", "a");
+  ASSERT_TRUE(a_now.has_value()) << "the evicted pod was re-created";
+  EXPECT_NE(st.pod_serial(*a_now), a_serial) << "a new pod";
+  EXPECT_EQ(st.pod_node(*a_now), kNoNode) << "pending, for the normal queue";
+  EXPECT_TRUE(st.pod_alive(b));
+  EXPECT_EQ(st.pod_node(b), c.e2);
+  EXPECT_TRUE(st.pod_alive(cc)) << "c's eviction never started";
+  EXPECT_EQ(st.pods().size(), 3u) << "nothing created for c";
+  EXPECT_EQ(backend.deletes, 2);
+}
+
+// The eviction of the pod to re-create fails after the cancellation: it is still there, so
+// nothing is created.
+TEST(Plan, ARecreationKeptByACancelledPlanIsDroppedWhenItsEvictionFails) {
+  Cluster c;
+  const PodId a = c.s.add_pod(pod("a", 500));
+  const PodId b = c.s.add_pod(pod("b", 500));
+  c.s.assign(a, c.e1);
+  c.s.assign(b, c.e2);
+  QueuedBackend backend(std::move(c.s));
+  PlanExecutor ex(backend);
+  const ClusterState& st = backend.state();
+  Plan p("move a");
+  p.remove(PodRef::of(st, b), "moved").depends_on({});
+  p.remove(PodRef::of(st, a), "moved").depends_on({});
+  Pod a_new = st.pod(a);
+  a_new.node_name.clear();
+  p.create(a_new);
+  p.depends_on({1});
+  const uint64_t a_serial = st.pod_serial(a);
+  const uint64_t id = ex.submit(std::move(p));  // both evictions sent; no event delivered yet
+  ex.cancel(id, "test");
+  ex.handle({EventKind::kPodDeleteFailed, 0, c.e1, a, a_serial});  // a's eviction: 429s ran out
+  const size_t pods = st.pods().size();
+  ex.handle({EventKind::kPodDeleted, 0, c.e1, a, a_serial});  // (someone else deletes it later)
+  EXPECT_EQ(st.pods().size(), pods) << "no re-creation after the failure was seen";
+}
+
 TEST(Plan, APodGoneWhenItsStepStartsCancels) {
   Cluster c;
   const PodId a = c.s.add_pod(pod("a", 500));

@@ -1,7 +1,8 @@
 // A test backend whose actions change the state at once but whose events wait in a queue until
 // deliver(), as with a real cluster or the simulator. Options: binds to `failing` nodes are
 // rejected; `auto_run` makes bound pods start running (PodRunning after PodBound); `recreate`
-// plays a ReplicaSet: a deleted pod with an owner is replaced by a new pending pod of that owner.
+// plays a ReplicaSet: a deleted pod with an owner is replaced by a new pending pod of that owner;
+// deletions of pods named in `refuse_delete` fail (PodDeleteFailed: a PodDisruptionBudget's 429).
 #pragma once
 
 #include <deque>
@@ -31,6 +32,11 @@ class QueuedBackend : public ClusterBackend {
   }
   void delete_pod(PodId pod, const std::string&) override {
     ++deletes;
+    if (refuse_delete.count(state_.pod(pod).name)) {
+      queue_.push_back({{EventKind::kPodDeleteFailed, now, state_.pod_node(pod), pod,
+                         state_.pod_serial(pod)}});
+      return;
+    }
     const Pod copy = state_.pod(pod);
     const uint64_t serial = state_.pod_serial(pod);
     const NodeId n = state_.pod_node(pod);
@@ -81,6 +87,7 @@ class QueuedBackend : public ClusterBackend {
   size_t queued() const { return queue_.size(); }
 
   std::set<NodeId> failing;
+  std::set<std::string> refuse_delete;
   bool auto_run = false;
   bool recreate = false;
   int binds = 0;

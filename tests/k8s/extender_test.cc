@@ -195,7 +195,8 @@ TEST(ExtenderBind, BindsThroughTheApiServer) {
                       "--kubeconfig", kc},
                      dir.path("log"));
   httplib::Client c("127.0.0.1", port);
-  ASSERT_TRUE(testing::wait_for([&] { auto r = c.Get("/healthz"); return r && r->status == 200; }));
+  ASSERT_TRUE(testing::wait_for([&] { auto r = c.Get("/healthz"); return r && r->status == 200; }))
+      << p.output();
   auto r = c.Post("/bind", R"({"podName":"web","podNamespace":"default","podUID":"","node":"n1"})",
                   "application/json");
   ASSERT_TRUE(r);

@@ -161,6 +161,9 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) : options_(std::move(
   server_->set_keep_alive_timeout(5);
   server_->set_tcp_nodelay(true);
   routes();
+  server_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    record_response(req.method, req.path, res.status);
+  });
   port_ = server_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
 }
@@ -173,7 +176,8 @@ std::string ChaosCounts::describe() const {
          " bind_replies_lost=" + std::to_string(bind_replies_lost) +
          " evictions_throttled=" + std::to_string(evictions_throttled) +
          " watch_drops=" + std::to_string(drops) + " in_stream_410=" + std::to_string(expiries) +
-         " compactions=" + std::to_string(compactions) + " http_410=" + std::to_string(gone_http);
+         " compactions=" + std::to_string(compactions) + " http_410=" + std::to_string(gone_http) +
+         " lease_conflicts=" + std::to_string(lease_conflicts);
 }
 
 void FakeApiServer::start_chaos(const ChaosOptions& options) {
@@ -376,6 +380,49 @@ void FakeApiServer::set_request_hook(std::function<void(const std::string&, cons
   request_hook_ = std::move(f);
 }
 
+// ---- records for the chaos tests (who bound what, who led when, every write's status) ----
+
+bool FakeApiServer::chaos_server_error(httplib::Response& res) {
+  if (!chaos_draw(&ChaosOptions::server_error)) return false;
+  {
+    std::lock_guard<std::mutex> lock(chaos_mu_);
+    ++chaos_counts_.server_errors;
+  }
+  fail(res, 500, "InternalError", "Internal error occurred: injected by the chaos mode (test)");
+  return true;
+}
+
+bool FakeApiServer::chaos_refuses_lease_update() {
+  if (!chaos_draw(&ChaosOptions::lease_conflict)) return false;
+  std::lock_guard<std::mutex> lock(chaos_mu_);
+  ++chaos_counts_.lease_conflicts;
+  return true;
+}
+
+void FakeApiServer::record_lease_write(const std::string& key, const JsonValue& lease) {
+  std::string holder;
+  if (lease.contains("spec") && lease["spec"].is_object())
+    holder = lease["spec"].value("holderIdentity", "");
+  lease_writes_.push_back({key, holder, ++seq_});
+}
+
+void FakeApiServer::record_response(const std::string& method, const std::string& path,
+                                    int status) {
+  if (method == "GET") return;
+  std::lock_guard<std::mutex> lock(mu_);
+  responses_.push_back({method, path, status});
+}
+
+std::vector<LeaseWrite> FakeApiServer::lease_writes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lease_writes_;
+}
+
+std::vector<ResponseRecord> FakeApiServer::responses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return responses_;
+}
+
 std::vector<BindRecord> FakeApiServer::binds() const {
   std::lock_guard<std::mutex> lock(mu_);
   return binds_;
@@ -409,14 +456,12 @@ void FakeApiServer::routes() {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     }
-    if (chaos_draw(&ChaosOptions::server_error)) {
-      {
-        std::lock_guard<std::mutex> lock(chaos_mu_);
-        ++chaos_counts_.server_errors;
-      }
-      fail(res, 500, "InternalError", "Internal error occurred: injected by the chaos mode (test)");
+    // Requests with a body get their 500 from the handler, once the body is read (see
+    // with_chaos_500): answered here, the unread body would be parsed as the connection's next
+    // request (and answered 400 in place of whatever the client sends next).
+    if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH" &&
+        chaos_server_error(res))
       return httplib::Server::HandlerResponse::Handled;
-    }
     if (!options_.token.empty()) {
       if (req.get_header_value("Authorization") != "Bearer " + options_.token) {
         fail(res, 401, "Unauthorized", "Unauthorized");
@@ -513,7 +558,7 @@ void FakeApiServer::routes() {
         w->cursor = rv.empty() || rv == "0" ? rv_ : std::stoll(rv);
         w->drop_gen = drop_gen_;
         w->expire_gen = expire_gen_;
-        if (w->cursor < compacted_rv_) {
+        if (w->cursor + 1 < compacted_rv_) {  // events after the cursor were compacted
           const std::string msg = "too old resource version: " + rv + " (" +
                                   std::to_string(compacted_rv_) + ")";
           bool as_http = options_.expired_watch_as_http;
@@ -618,7 +663,7 @@ void FakeApiServer::routes() {
       const size_t slash = cont.find('/');
       list_rv = std::stoll(cont.substr(0, slash));
       after = cont.substr(slash + 1);
-      if (list_rv < compacted_rv_) {
+      if (list_rv + 1 < compacted_rv_) {
         fail(res, 410, "Expired",
              "The provided continue parameter is too old to display a consistent list result.");
         return;
@@ -667,6 +712,22 @@ void FakeApiServer::routes() {
           list_or_watch("events", "Event", req.matches[1], req, res);
         });
 
+  // Writes: a chaos 500 is injected after the body was read (see the pre-routing handler).
+  auto with_chaos_500 = [this](httplib::Server::Handler h) {
+    return [this, h = std::move(h)](const httplib::Request& req, httplib::Response& res) {
+      if (!chaos_server_error(res)) h(req, res);
+    };
+  };
+  auto post = [&](const std::string& pattern, httplib::Server::Handler h) {
+    s.Post(pattern, with_chaos_500(std::move(h)));
+  };
+  auto put = [&](const std::string& pattern, httplib::Server::Handler h) {
+    s.Put(pattern, with_chaos_500(std::move(h)));
+  };
+  auto patch = [&](const std::string& pattern, httplib::Server::Handler h) {
+    s.Patch(pattern, with_chaos_500(std::move(h)));
+  };
+
   // Pods.
   s.Get(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) {
@@ -674,7 +735,7 @@ void FakeApiServer::routes() {
           if (!p) return fail(res, 404, "NotFound", "pods \"" + std::string(req.matches[2]) + "\" not found");
           reply(res, 200, *p);
         });
-  s.Post(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
+  post(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
                                                        httplib::Response& res) {
     JsonValue obj = JsonValue::parse(req.body, nullptr, false);
     if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].contains("name"))
@@ -700,7 +761,7 @@ void FakeApiServer::routes() {
     store("pods", "ADDED", obj, std::nullopt);
     reply(res, 201, objects_["pods"][key]);
   });
-  s.Patch(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))", [this](const httplib::Request& req,
+  patch(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))", [this](const httplib::Request& req,
                                                               httplib::Response& res) {
     JsonValue patch = JsonValue::parse(req.body, nullptr, false);
     if (!patch.is_object()) return fail(res, 400, "BadRequest", "malformed patch");
@@ -724,7 +785,7 @@ void FakeApiServer::routes() {
     store("pods", "DELETED", obj, std::nullopt);
     reply(res, 200, obj);
   });
-  s.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)", [this](const httplib::Request& req,
+  post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)", [this](const httplib::Request& req,
                                                                      httplib::Response& res) {
     JsonValue b = JsonValue::parse(req.body, nullptr, false);
     if (!b.is_object() || !b.contains("target") || !b["target"].contains("name"))
@@ -733,13 +794,18 @@ void FakeApiServer::routes() {
     const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
     std::lock_guard<std::mutex> lock(mu_);
     auto it = objects_["pods"].find(key);
+    auto record_bind = [&](int code, bool lost = false) {
+      const std::string uid =
+          it == objects_["pods"].end() ? "" : it->second["metadata"].value("uid", "");
+      binds_.push_back({key, node, code, lost, uid, req.get_header_value("Authorization"), ++seq_});
+    };
     if (it == objects_["pods"].end()) {
-      binds_.push_back({key, node, 404});
+      record_bind(404);
       return fail(res, 404, "NotFound", "pods \"" + std::string(req.matches[2]) + "\" not found");
     }
     if (bind_refusal_) {
       if (int code = bind_refusal_(key, node); code != 0) {
-        binds_.push_back({key, node, code});
+        record_bind(code);
         return fail(res, code, code == 409 ? "Conflict" : "InternalError",
                     "Operation cannot be fulfilled on pods/binding \"" +
                         std::string(req.matches[2]) + "\": refused by the test");
@@ -747,7 +813,7 @@ void FakeApiServer::routes() {
     }
     if (bind_refusal_message_) {
       if (std::string why = bind_refusal_message_(key, node); !why.empty()) {
-        binds_.push_back({key, node, 409});
+        record_bind(409);
         return fail(res, 409, "Conflict", why);
       }
     }
@@ -756,21 +822,21 @@ void FakeApiServer::routes() {
         std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
         ++chaos_counts_.bind_conflicts;
       }
-      binds_.push_back({key, node, 409});
+      record_bind(409);
       return fail(res, 409, "Conflict",
                   "Operation cannot be fulfilled on pods/binding \"" + std::string(req.matches[2]) +
                       "\": the object has been modified (chaos)");
     }
     const std::string current = it->second["spec"].value("nodeName", "");
     if (!current.empty()) {
-      binds_.push_back({key, node, 409});
+      record_bind(409);
       return fail(res, 409, "Conflict",
                   "Operation cannot be fulfilled on pods/binding \"" + std::string(req.matches[2]) +
                       "\": pod " + std::string(req.matches[2]) + " is already assigned to node \"" +
                       current + "\"");
     }
     if (b["metadata"].contains("uid") && b["metadata"]["uid"] != it->second["metadata"]["uid"]) {
-      binds_.push_back({key, node, 409});
+      record_bind(409);
       return fail(res, 409, "Conflict", "Precondition failed: UID in precondition does not match");
     }
     const bool lost = chaos_draw(&ChaosOptions::bind_reply_lost);
@@ -778,7 +844,7 @@ void FakeApiServer::routes() {
       std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
       ++chaos_counts_.bind_replies_lost;
     }
-    binds_.push_back({key, node, 201, lost});
+    record_bind(201, lost);
     JsonValue old = it->second;
     JsonValue obj = old;
     obj["spec"]["nodeName"] = node;
@@ -792,7 +858,7 @@ void FakeApiServer::routes() {
     if (lost) return fail(res, 500, "InternalError", "Internal error occurred: reply lost (chaos)");
     reply(res, 201, status(201, "", ""));
   });
-  s.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction)", [this](const httplib::Request& req,
+  post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction)", [this](const httplib::Request& req,
                                                                       httplib::Response& res) {
     const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
     std::lock_guard<std::mutex> lock(mu_);
@@ -825,7 +891,7 @@ void FakeApiServer::routes() {
     store("pods", "DELETED", obj, std::nullopt);
     reply(res, 201, status(201, "", ""));
   });
-  s.Post(R"(/api/v1/namespaces/([^/]+)/events)", [this](const httplib::Request& req,
+  post(R"(/api/v1/namespaces/([^/]+)/events)", [this](const httplib::Request& req,
                                                         httplib::Response& res) {
     JsonValue ev = JsonValue::parse(req.body, nullptr, false);
     if (!ev.is_object()) return fail(res, 400, "BadRequest", "malformed Event");
@@ -845,7 +911,7 @@ void FakeApiServer::routes() {
           if (!l) return fail(res, 404, "NotFound", "leases.coordination.k8s.io \"" + std::string(req.matches[2]) + "\" not found");
           reply(res, 200, *l);
         });
-  s.Post(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases)",
+  post(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases)",
          [this](const httplib::Request& req, httplib::Response& res) {
            JsonValue obj = JsonValue::parse(req.body, nullptr, false);
            if (!obj.is_object() || !obj.contains("metadata"))
@@ -857,9 +923,10 @@ void FakeApiServer::routes() {
              return fail(res, 409, "AlreadyExists", "leases.coordination.k8s.io already exists");
            stamp(obj);
            store("leases", "ADDED", obj, std::nullopt);
+           record_lease_write(key, obj);
            reply(res, 201, objects_["leases"][key]);
          });
-  s.Put(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases/([^/]+))",
+  put(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) {
           JsonValue obj = JsonValue::parse(req.body, nullptr, false);
           if (!obj.is_object() || !obj.contains("metadata"))
@@ -876,10 +943,17 @@ void FakeApiServer::routes() {
                             "\": the object has been modified; please apply your changes to the "
                             "latest version and try again");
           }
+          if (chaos_refuses_lease_update()) {
+            return fail(res, 409, "Conflict",
+                        "Operation cannot be fulfilled on leases.coordination.k8s.io \"" +
+                            std::string(req.matches[2]) +
+                            "\": the object has been modified (chaos)");
+          }
           obj["metadata"]["uid"] = it->second["metadata"]["uid"];
           obj["metadata"]["namespace"] = std::string(req.matches[1]);
           JsonValue old = it->second;
           store("leases", "MODIFIED", obj, old);
+          record_lease_write(key, obj);
           reply(res, 200, objects_["leases"][key]);
         });
 

@@ -34,6 +34,7 @@
 
 namespace httplib {
 class Server;
+struct Response;
 }
 
 namespace orrery::k8s::testing {
@@ -57,6 +58,22 @@ struct BindRecord {
   std::string node;
   int status;        // 201 or the refusal
   bool reply_lost = false;  // applied (201), but the client was answered 500 (chaos)
+  std::string uid;          // the pod's uid when it was found (a re-created pod has a new one)
+  std::string auth;         // the request's Authorization header (tells clients apart)
+  uint64_t seq = 0;         // order among binds and Lease writes (LeaseWrite::seq)
+};
+
+// A Lease write the server applied (create or update), in order (chaos tests: who led when).
+struct LeaseWrite {
+  std::string lease;   // ns/name
+  std::string holder;  // spec.holderIdentity written
+  uint64_t seq = 0;
+};
+
+// Every non-GET request's final status, as sent (including chaos 500s answered before routing).
+struct ResponseRecord {
+  std::string method, path;
+  int status;
 };
 
 // Chaos mode: faults injected at random from a seeded stream (the stream is fixed by the seed;
@@ -69,6 +86,7 @@ struct ChaosOptions {
   double bind_conflict = 0.05;      // a bind is refused with 409 Conflict
   double bind_reply_lost = 0.02;    // a bind is applied and answered 500
   double eviction_throttle = 0.25;  // an eviction is refused with 429
+  double lease_conflict = 0;        // a Lease PUT is refused with 409 Conflict (not applied)
   // Stream faults, one on average every this many ms, each one of: open watches dropped
   // mid-stream, an in-stream ERROR 410 Expired, a compaction (a watch or continue from before
   // it gets 410, as the HTTP status or in-stream, chosen at random per watch).
@@ -77,7 +95,8 @@ struct ChaosOptions {
 
 struct ChaosCounts {
   int server_errors = 0, slow = 0, bind_conflicts = 0, bind_replies_lost = 0,
-      evictions_throttled = 0, drops = 0, expiries = 0, compactions = 0, gone_http = 0;
+      evictions_throttled = 0, drops = 0, expiries = 0, compactions = 0, gone_http = 0,
+      lease_conflicts = 0;
   std::string describe() const;
 };
 
@@ -120,6 +139,8 @@ class FakeApiServer {
   ChaosCounts chaos_counts() const;
 
   std::vector<BindRecord> binds() const;
+  std::vector<LeaseWrite> lease_writes() const;
+  std::vector<ResponseRecord> responses() const;  // non-GET requests only
   int open_watches() const { return open_watches_.load(); }
   int watch_requests() const { return watch_requests_.load(); }
   int list_requests() const { return list_requests_.load(); }
@@ -141,6 +162,10 @@ class FakeApiServer {
   std::string key_of(const std::string& resource, const JsonValue& obj) const;
   void stamp(JsonValue& obj);
   bool chaos_draw(double ChaosOptions::*p);  // a draw with that probability (false when off)
+  bool chaos_server_error(httplib::Response& res);  // ChaosOptions::server_error: answered 500
+  bool chaos_refuses_lease_update();          // ChaosOptions::lease_conflict, counted
+  void record_lease_write(const std::string& key, const JsonValue& lease);  // under mu_
+  void record_response(const std::string& method, const std::string& path, int status);
   void chaos_loop();
 
   FakeApiServerOptions options_;
@@ -164,6 +189,9 @@ class FakeApiServer {
   std::function<std::string(const std::string&)> eviction_refusal_;
   std::function<int(const std::string&)> configmap_refusal_;
   std::vector<BindRecord> binds_;
+  uint64_t seq_ = 0;  // under mu_: BindRecord::seq, LeaseWrite::seq
+  std::vector<LeaseWrite> lease_writes_;
+  std::vector<ResponseRecord> responses_;
   std::map<std::string, int> request_counts_;
   std::function<void(const std::string&, const std::string&)> request_hook_;
   std::atomic<int> open_watches_{0};
