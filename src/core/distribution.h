@@ -38,8 +38,8 @@ struct Dist {
   double mean() const;
   // A draw, never negative. Constant distributions consume no random numbers.
   double sample(Rng& rng) const;
-  // A draw rounded to whole microseconds (for durations).
-  Time sample_time(Rng& rng) const { return static_cast<Time>(sample(rng) + 0.5); }
+  // A draw rounded to whole microseconds (for durations), at most kTimeCap.
+  Time sample_time(Rng& rng) const { return saturating_time(sample(rng) + 0.5); }
   std::string to_string() const;
 };
 

@@ -13,8 +13,18 @@ inline constexpr Time kMs = 1000;
 inline constexpr Time kSecond = 1'000'000;
 inline constexpr Time kForever = std::numeric_limits<Time>::max();
 
+// Conversions from double saturate at ±kTimeCap (2^62 µs, about 146,000 years; NaN → 0): a
+// double beyond int64's range converted directly is undefined behaviour, and the sum of two
+// capped times still fits.
+inline constexpr Time kTimeCap = Time{1} << 62;
+inline Time saturating_time(double us) {
+  if (!(us == us)) return 0;
+  if (us >= static_cast<double>(kTimeCap)) return kTimeCap;
+  if (us <= -static_cast<double>(kTimeCap)) return -kTimeCap;
+  return static_cast<Time>(us);
+}
 inline Time seconds(double s) {
-  return static_cast<Time>(s * 1e6 + (s >= 0 ? 0.5 : -0.5));
+  return saturating_time(s * 1e6 + (s >= 0 ? 0.5 : -0.5));
 }
 inline double to_seconds(Time t) {
   return static_cast<double>(t) * 1e-6;
