@@ -13,14 +13,15 @@ inline constexpr Time kMs = 1000;
 inline constexpr Time kSecond = 1'000'000;
 inline constexpr Time kForever = std::numeric_limits<Time>::max();
 
-// Conversions from double saturate at ±kTimeCap (2^62 µs, about 146,000 years; NaN → 0): a
+// Conversions from double saturate at ±kTimeCap (2^62 − 1 µs, about 146,000 years; NaN → 0): a
 // double beyond int64's range converted directly is undefined behaviour, and the sum of two
 // capped times still fits.
-inline constexpr Time kTimeCap = Time{1} << 62;
+inline constexpr Time kTimeCap = (Time{1} << 62) - 1;
 inline Time saturating_time(double us) {
   if (!(us == us)) return 0;
-  if (us >= static_cast<double>(kTimeCap)) return kTimeCap;
-  if (us <= -static_cast<double>(kTimeCap)) return -kTimeCap;
+  constexpr double kCap = static_cast<double>(Time{1} << 62);  // exact; kTimeCap is not
+  if (us >= kCap) return kTimeCap;
+  if (us <= -kCap) return -kTimeCap;
   return static_cast<Time>(us);
 }
 inline Time seconds(double s) {

@@ -11,7 +11,8 @@
 namespace orrery::sim {
 namespace {
 
-constexpr double kMaxSeconds = 9e12;
+// 4e12 s = 4e18 µs: below core/time.h's kTimeCap, and an arrival plus a duration still fits int64.
+constexpr double kMaxSeconds = 4e12;
 
 struct LineReader {
   std::string_view line;
@@ -53,7 +54,7 @@ Trace parse_trace(std::string_view text, const std::string& source) {
       if (v < 0) fail(std::string("expected ") + what + ", got negative " + std::string(tok));
       // Times are 64-bit microseconds: about 292,000 years.
       if (v > kMaxSeconds) {
-        fail(std::string("expected ") + what + " of at most 9e12 (about 285,000 years), got " +
+        fail(std::string("expected ") + what + " of at most 4e12 (about 126,000 years), got " +
              std::string(tok));
       }
       return v;

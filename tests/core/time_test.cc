@@ -25,8 +25,11 @@ TEST(Time, SecondsBeyondInt64SaturateAtTheCap) {
   EXPECT_EQ(seconds(-1e308), -kTimeCap);
   EXPECT_EQ(seconds(std::nan("")), 0);
   // Just below the cap converts exactly; two capped times add without overflow.
-  EXPECT_EQ(saturating_time(4611686018427387904.0 - 1024.0), kTimeCap - 1024);
-  EXPECT_GT(kTimeCap + kTimeCap, 0);
+  EXPECT_EQ(saturating_time(4611686018427387904.0 - 1024.0), kTimeCap + 1 - 1024);
+  EXPECT_EQ(saturating_time(4611686018427387904.0), kTimeCap);
+  EXPECT_EQ(kTimeCap + kTimeCap, std::numeric_limits<Time>::max() - 1);
+  // The largest trace time (sim/trace.cc, 4e12 s) is below the cap.
+  EXPECT_EQ(seconds(4e12), Time{4'000'000'000'000'000'000});
 }
 
 TEST(Time, HugeDistributionDrawsSaturate) {
@@ -39,7 +42,7 @@ TEST(Time, HugeDistributionDrawsSaturate) {
     EXPECT_LE(t, kTimeCap);
     capped = capped || t == kTimeCap;
   }
-  EXPECT_TRUE(capped) << "sigma 200 draws beyond 2^62 µs about half the time";
+  EXPECT_TRUE(capped) << "sigma 200 draws beyond the cap about half the time";
   EXPECT_EQ(Dist::constant(1e300).sample_time(rng), kTimeCap);
 }
 

@@ -42,13 +42,7 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 }
 
 std::string kubeconfig(const std::string& url, const std::string& token = "t0ken") {
-  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  "
-         "cluster:\n"
-         "    server: " +
-         url +
-         "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
-         "users:\n- name: u\n  user:\n    token: " +
-         token + "\n";
+  return testing::token_kubeconfig(url, token);
 }
 
 double sum_samples(const testing::Exposition& e, const std::string& prefix) {
@@ -230,20 +224,6 @@ double step_metric(const testing::Exposition& e, const std::string& action_outco
                        "\",outcome=\"" + action_outcome.substr(slash + 1) + "\"}");
 }
 
-// kube-default with the priority-optimal packer at PreFilter and PostFilter (as in
-// serve_plan_test.cc); deterministic solves that may follow each other at once.
-const char* kPackerConfig = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: orrery
-  plugins:
-    preFilter: {enabled: [{name: PriorityOptimalPacking}]}
-    postFilter: {enabled: [{name: PriorityOptimalPacking}]}
-  pluginConfig:
-  - name: PriorityOptimalPacking
-    args: {deterministic: true, minInterval: 0s, timeout: 1s}
-)";
-
 // `orrery serve --policy kube-optpack` under chaos: the packer's plans evict pods (429s injected on
 // half of the evictions, retried with backoff), re-create bare pods and bind them, while 500s (5 %
 // of every request), slow responses, bind 409s, lost bind replies and watch faults hit every
@@ -270,7 +250,7 @@ TEST(Chaos, PackerPlansUnderApiFaultsLoseNoPodAndTheirStepMetricsAgree) {
   FakeApiServer server(fo);
   const std::string kc = dir.path("kubeconfig.yaml"), cfg = dir.path("sched.yaml");
   std::ofstream(kc) << kubeconfig(server.url());
-  std::ofstream(cfg) << kPackerConfig;
+  std::ofstream(cfg) << testing::kPackerConfig;
 
   constexpr int kNodes = 12, kCpus = 4;
   std::map<std::string, int> cpus;  // every pod the test created → its CPUs

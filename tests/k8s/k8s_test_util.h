@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include "framework/realtime_loop.h"
@@ -19,6 +20,36 @@ inline bool run_until(fw::RealTimeLoop& loop, const std::function<bool()>& done,
   }
   return true;
 }
+
+// A kubeconfig whose current context reaches `url` as a user given by the YAML lines under
+// `user:` (indented four spaces).
+inline std::string kubeconfig_yaml(const std::string& url, const std::string& user_yaml) {
+  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n"
+         "  cluster:\n    server: " +
+         url +
+         "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
+         "users:\n- name: u\n  user:\n" +
+         user_yaml;
+}
+// The same with a bearer token.
+inline std::string token_kubeconfig(const std::string& url, const std::string& token = "t") {
+  return kubeconfig_yaml(url, "    token: " + token + "\n");
+}
+
+// kube-default with the priority-optimal packer at PreFilter and PostFilter, the profile the
+// tests give `orrery serve --policy kube-optpack`: deterministic solves that may follow each
+// other at once.
+inline constexpr const char* kPackerConfig = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: orrery
+  plugins:
+    preFilter: {enabled: [{name: PriorityOptimalPacking}]}
+    postFilter: {enabled: [{name: PriorityOptimalPacking}]}
+  pluginConfig:
+  - name: PriorityOptimalPacking
+    args: {deterministic: true, minInterval: 0s, timeout: 1s}
+)";
 
 // Polls `done` (from another thread's point of view) until it holds or the time is up.
 inline bool wait_for(const std::function<bool()>& done, int timeout_ms = 10000) {

@@ -37,13 +37,7 @@ std::string base64(const std::string& s) {
 }
 
 std::string kubeconfig(const std::string& url, const std::string& user_yaml) {
-  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  "
-         "cluster:\n"
-         "    server: " +
-         url +
-         "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
-         "users:\n- name: u\n  user:\n" +
-         user_yaml;
+  return testing::kubeconfig_yaml(url, user_yaml);
 }
 
 class SecretsInLogs : public ::testing::Test {

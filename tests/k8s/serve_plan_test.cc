@@ -26,19 +26,6 @@ using testing::make_pod;
 using testing::Process;
 using testing::wait_for;
 
-// kube-default with the packer at PreFilter and PostFilter; solves may follow each other at once.
-const char* kConfig = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: orrery
-  plugins:
-    preFilter: {enabled: [{name: PriorityOptimalPacking}]}
-    postFilter: {enabled: [{name: PriorityOptimalPacking}]}
-  pluginConfig:
-  - name: PriorityOptimalPacking
-    args: {deterministic: true, minInterval: 0s, timeout: 1s}
-)";
-
 class ServePlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -47,13 +34,8 @@ class ServePlanTest : public ::testing::Test {
     server = std::make_unique<FakeApiServer>(o);
     kc = dir.path("kubeconfig.yaml");
     cfg = dir.path("sched.yaml");
-    std::ofstream(kc)
-        << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
-           "  cluster:\n    server: "
-        << server->url()
-        << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
-           "  user: {token: t}\n";
-    std::ofstream(cfg) << kConfig;
+    std::ofstream(kc) << testing::token_kubeconfig(server->url());
+    std::ofstream(cfg) << testing::kPackerConfig;
     // Two 4-CPU nodes, each half full with a 2-CPU pod; a pending 4-CPU pod of the same priority
     // fits only if one of them moves (no preemption: no pod has a lower priority).
     server->add("nodes", make_node("a", "4", "16Gi"));
@@ -410,12 +392,7 @@ TEST(ServeKubeDsm, BindsABatchOfPendingPodsThroughItsPlans) {
   orrery::testing::ScratchDir dir("k8s_serve_kubedsm");
   FakeApiServer server;
   const std::string kc = dir.path("kubeconfig.yaml");
-  std::ofstream(kc)
-      << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
-         "  cluster:\n    server: "
-      << server.url()
-      << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
-         "  user: {token: t}\n";
+  std::ofstream(kc) << testing::token_kubeconfig(server.url());
   nlohmann::json edge = make_node("edge-1", "4", "16Gi");
   edge["metadata"]["labels"]["orrery.io/tier"] = "edge";
   nlohmann::json cloud = make_node("cloud-1", "16", "64Gi");
@@ -460,11 +437,7 @@ TEST(ServeCarico, BindsOnlyToNodesWhoseAgentsReportCapacity) {
   }
   const std::string kc = dir.path("kubeconfig.yaml"), cfg = dir.path("sched.yaml"),
                     args = dir.path("args.yaml"), replay = dir.path("idle.csv");
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
-                       "  cluster:\n    server: "
-                    << server.url()
-                    << "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n"
-                       "- name: u\n  user: {token: t}\n";
+  std::ofstream(kc) << testing::token_kubeconfig(server.url());
   std::ofstream(cfg) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                         "kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: orrery\n"
                         "  plugins:\n    filter: {enabled: [{name: CaricoCapacity}]}\n"
@@ -520,9 +493,7 @@ TEST(ServeCarico, PolicyArgsMustBeAYamlMapNamingTheFile) {
   const std::string bad = dir.path("args.yaml"), kc = dir.path("kubeconfig.yaml"),
                     cfg = dir.path("sched.yaml");
   std::ofstream(bad) << "- not a map\n";
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n"
-                       "  cluster: {server: \"http://127.0.0.1:1\"}\ncontexts:\n- name: f\n"
-                       "  context: {cluster: f, user: u}\nusers:\n- name: u\n  user: {token: t}\n";
+  std::ofstream(kc) << testing::token_kubeconfig("http://127.0.0.1:1");
   std::ofstream(cfg) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                         "kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: orrery\n";
   Process p({ORRERY_BIN, "serve", "--kubeconfig", kc, "--config", cfg, "--policy", "carico",

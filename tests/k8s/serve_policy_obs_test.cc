@@ -26,24 +26,8 @@ using testing::make_pod;
 using testing::Process;
 using testing::wait_for;
 
-const char* kOptpackConfig = R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: orrery
-  plugins:
-    preFilter: {enabled: [{name: PriorityOptimalPacking}]}
-    postFilter: {enabled: [{name: PriorityOptimalPacking}]}
-  pluginConfig:
-  - name: PriorityOptimalPacking
-    args: {deterministic: true, minInterval: 0s, timeout: 1s}
-)";
-
 std::string kubeconfig(const std::string& url) {
-  return "apiVersion: v1\nkind: Config\ncurrent-context: f\nclusters:\n- name: f\n  cluster:\n"
-         "    server: " +
-         url +
-         "\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\nusers:\n- name: u\n"
-         "  user: {token: t}\n";
+  return testing::token_kubeconfig(url);
 }
 
 // The families the ServeDriver exposes, with their types.
@@ -105,7 +89,7 @@ TEST(ServePolicyObservability, KubeOptpackHasTheServeDriversFamiliesAndEvents) {
   FakeApiServer server(o);
   const std::string kc = dir.path("kubeconfig.yaml"), cfg = dir.path("sched.yaml");
   std::ofstream(kc) << kubeconfig(server.url());
-  std::ofstream(cfg) << kOptpackConfig;
+  std::ofstream(cfg) << testing::kPackerConfig;
   server.add("nodes", make_node("a", "4", "16Gi"));
   server.add("nodes", make_node("b", "4", "16Gi"));
   for (int i = 0; i < 3; ++i)
@@ -190,7 +174,7 @@ TEST(ServePolicyObservability, KubeOptpackWritesPreemptedEvents) {
   FakeApiServer server;
   const std::string kc = dir.path("kubeconfig.yaml"), cfg = dir.path("sched.yaml");
   std::ofstream(kc) << kubeconfig(server.url());
-  std::ofstream(cfg) << kOptpackConfig;
+  std::ofstream(cfg) << testing::kPackerConfig;
   server.add("priorityclasses", {{"apiVersion", "scheduling.k8s.io/v1"},
                                  {"kind", "PriorityClass"},
                                  {"metadata", {{"name", "high"}}},

@@ -38,9 +38,7 @@ void write(const std::string& path, const std::string& text) {
 }
 
 std::string kubeconfig(const std::string& url, const std::string& token) {
-  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n"
-         "    server: " + url + "\ncontexts:\n- name: fake\n  context: {cluster: fake, user: u}\n"
-         "users:\n- name: u\n  user:\n    token: " + token + "\n";
+  return testing::token_kubeconfig(url, token);
 }
 
 class ServeTest : public ::testing::Test {
@@ -60,19 +58,22 @@ class ServeTest : public ::testing::Test {
     for (int i = 0; i < nodes; ++i) {
       char name[16];
       std::snprintf(name, sizeof name, "n%03d", i);
-      server->add("nodes", make_node(name, std::to_string(4 + rng.next() % 5), std::to_string(8 + rng.next() % 9) + "Gi"));
+      server->add("nodes", make_node(name, std::to_string(4 + rng.next() % 5),
+                                     std::to_string(8 + rng.next() % 9) + "Gi"));
     }
     for (int i = 0; i < pods; ++i) add_pod(i, rng);
   }
   void add_pod(int i, Rng& rng) {
     char name[16];
     std::snprintf(name, sizeof name, "p%03d", i);
-    server->add("pods", make_pod("default", name, std::to_string(100 + 100 * (rng.next() % 12)) + "m",
-                                 std::to_string(128 * (1 + rng.next() % 12)) + "Mi"));
+    server->add("pods",
+                make_pod("default", name, std::to_string(100 + 100 * (rng.next() % 12)) + "m",
+                         std::to_string(128 * (1 + rng.next() % 12)) + "Mi"));
   }
   std::vector<std::string> serve_args(const std::vector<std::string>& extra) {
-    std::vector<std::string> a = {ORRERY_BIN, "serve", "--kubeconfig", kc, "--config", cfg,
-                                  "--backoff-initial-ms", "50", "--backoff-max-ms", "500"};
+    std::vector<std::string> a = {ORRERY_BIN,         "serve", "--kubeconfig",         kc,
+                                  "--config",         cfg,     "--backoff-initial-ms", "50",
+                                  "--backoff-max-ms", "500"};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -99,8 +100,14 @@ TEST_F(ServeTest, Binds200PodsOn50NodesAsOrreryScheduleDoesAndServesMetrics) {
   add_cluster(50, 200, 7);
   // The same cluster offline: snapshot, then orrery schedule.
   const std::string snap = dir.path("snap.yaml"), out = dir.path("placements.json");
-  ASSERT_EQ(std::system((std::string(ORRERY_BIN) + " snapshot --kubeconfig " + kc + " --out " + snap + " 2>/dev/null").c_str()), 0);
-  ASSERT_EQ(std::system((std::string(ORRERY_BIN) + " schedule --cluster " + snap + " --config " + cfg + " --out " + out + " >/dev/null 2>&1").c_str()), 0);
+  ASSERT_EQ(std::system((std::string(ORRERY_BIN) + " snapshot --kubeconfig " + kc + " --out " +
+                         snap + " 2>/dev/null")
+                            .c_str()),
+            0);
+  ASSERT_EQ(std::system((std::string(ORRERY_BIN) + " schedule --cluster " + snap + " --config " +
+                         cfg + " --out " + out + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
   nlohmann::json placements;
   std::ifstream(out) >> placements;
   ASSERT_EQ(placements["placements"].size(), 200u);
@@ -112,7 +119,9 @@ TEST_F(ServeTest, Binds200PodsOn50NodesAsOrreryScheduleDoesAndServesMetrics) {
   for (const auto& p : placements["placements"]) {
     const std::string key = p["pod"].get<std::string>();
     ASSERT_FALSE(p["node"].is_null()) << key;
-    EXPECT_EQ(server->get("pods", key)->at("spec").value("nodeName", ""), p["node"].get<std::string>()) << key;
+    EXPECT_EQ(server->get("pods", key)->at("spec").value("nodeName", ""),
+              p["node"].get<std::string>())
+        << key;
   }
   expect_no_double_binds();
   // Scheduled events were recorded.
@@ -131,7 +140,8 @@ TEST_F(ServeTest, Binds200PodsOn50NodesAsOrreryScheduleDoesAndServesMetrics) {
   EXPECT_TRUE(e.errors.empty()) << e.errors.front();
   EXPECT_EQ(e.types.at("orrery_pod_scheduling_duration_seconds"), "histogram");
   EXPECT_EQ(e.types.at("orrery_scheduling_algorithm_duration_seconds"), "histogram");
-  EXPECT_EQ(e.samples.at("orrery_schedule_attempts_total{result=\"scheduled\",profile=\"orrery\"}"), 200);
+  EXPECT_EQ(e.samples.at("orrery_schedule_attempts_total{result=\"scheduled\",profile=\"orrery\"}"),
+            200);
   EXPECT_EQ(e.samples.at("orrery_plan_steps_total{action=\"bind\",outcome=\"ok\"}"), 200);
   EXPECT_EQ(e.samples.at("orrery_pending_pods{queue=\"active\"}"), 0);
   EXPECT_EQ(e.samples.at("orrery_pod_scheduling_duration_seconds_count{}"), 200);
@@ -160,23 +170,27 @@ TEST_F(ServeTest, ABind409NeitherLosesNorDoubleBindsThePod) {
 TEST_F(ServeTest, TwoReplicasHandOverTheLeaseWithoutDoubleBinds) {
   add_cluster(20, 40, 3);
   auto replica = [&](const std::string& id) {
-    return serve_args({"--leader-elect", "--lease-namespace", "kube-system", "--lease-name", "orrery",
-                       "--lease-duration", "2", "--renew-deadline", "1.5", "--retry-period", "0.2",
-                       "--identity", id, "--metrics-listen", "127.0.0.1:0"});
+    return serve_args({"--leader-elect", "--lease-namespace", "kube-system", "--lease-name",
+                       "orrery", "--lease-duration", "2", "--renew-deadline", "1.5",
+                       "--retry-period", "0.2", "--identity", id, "--metrics-listen",
+                       "127.0.0.1:0"});
   };
   Process a(replica("a"), dir.path("a.log"));
   ASSERT_TRUE(wait_for([&] { return bound_pods() == 40; }, 20000)) << a.output();
   Process b(replica("b"), dir.path("b.log"));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_EQ(server->get("leases", "kube-system/orrery")->at("spec").value("holderIdentity", ""), "a");
+  EXPECT_EQ(server->get("leases", "kube-system/orrery")->at("spec").value("holderIdentity", ""),
+            "a");
   // The leader freezes (cannot renew); b takes over after the lease expires; a comes back and
   // must not bind any more.
   a.signal(SIGSTOP);
   Rng rng(9);
   for (int i = 40; i < 70; ++i) add_pod(i, rng);
   ASSERT_TRUE(wait_for([&] { return bound_pods() == 70; }, 20000)) << b.output();
-  EXPECT_EQ(server->get("leases", "kube-system/orrery")->at("spec").value("holderIdentity", ""), "b");
-  EXPECT_GE(server->get("leases", "kube-system/orrery")->at("spec").value("leaseTransitions", 0), 1);
+  EXPECT_EQ(server->get("leases", "kube-system/orrery")->at("spec").value("holderIdentity", ""),
+            "b");
+  EXPECT_GE(server->get("leases", "kube-system/orrery")->at("spec").value("leaseTransitions", 0),
+            1);
   a.signal(SIGCONT);
   for (int i = 70; i < 90; ++i) add_pod(i, rng);
   ASSERT_TRUE(wait_for([&] { return bound_pods() == 90; }, 20000));
@@ -191,7 +205,8 @@ TEST_F(ServeTest, TwoReplicasHandOverTheLeaseWithoutDoubleBinds) {
   EXPECT_EQ(a.wait(), 0);
   b.signal(SIGTERM);
   EXPECT_EQ(b.wait(), 0);
-  EXPECT_EQ(server->get("leases", "kube-system/orrery")->at("spec").value("holderIdentity", "x"), "")
+  EXPECT_EQ(server->get("leases", "kube-system/orrery")->at("spec").value("holderIdentity", "x"),
+            "")
       << "released on SIGTERM";
 }
 
@@ -220,21 +235,24 @@ TEST_F(ServeTest, AnUnreachableServerIsRetriedWithBackoffNotABusyLoop) {
   EXPECT_EQ(serve.wait(), 0);
   const std::string log = serve.output();
   size_t retries = 0;
-  for (size_t p = 0; (p = log.find("cannot list; retrying after backoff", p)) != std::string::npos; ++p)
+  for (size_t p = 0; (p = log.find("cannot list; retrying after backoff", p)) != std::string::npos;
+       ++p)
     ++retries;
-  EXPECT_GE(retries, 3u) << log;   // each informer retried
+  EXPECT_GE(retries, 3u) << log;      // each informer retried
   EXPECT_LE(retries, 3u * 8) << log;  // 100, 200, 400, 400 ms... not a busy loop
   EXPECT_NE(log.find("server=http://127.0.0.1:"), std::string::npos) << log;
 }
 
 TEST_F(ServeTest, AMalformedKubeconfigNamesTheFileAndFieldAndExits1) {
   const std::string bad = dir.path("bad.yaml");
-  write(bad, "apiVersion: v1\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: k}\n"
-             "clusters:\n- name: k\n  cluster:\n    server: ftp://x\n");
+  write(bad,
+        "apiVersion: v1\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: k}\n"
+        "clusters:\n- name: k\n  cluster:\n    server: ftp://x\n");
   Process p({ORRERY_BIN, "serve", "--kubeconfig", bad}, dir.path("out.log"));
   EXPECT_EQ(p.wait(), 1);
-  EXPECT_NE(p.output().find(bad + ":9: clusters[0].cluster.server: expected an http:// or https:// URL"),
-            std::string::npos)
+  EXPECT_NE(
+      p.output().find(bad + ":9: clusters[0].cluster.server: expected an http:// or https:// URL"),
+      std::string::npos)
       << p.output();
 }
 

@@ -51,18 +51,18 @@ TEST(Trace, AbsurdTimesAndCountsAreErrors) {
     return std::string();
   };
   EXPECT_EQ(error_of("0 1 1 1\n1e308 1 1 1\n"),
-            "t.tr:2: expected an arrival time in seconds of at most 9e12 (about 285,000 years), "
+            "t.tr:2: expected an arrival time in seconds of at most 4e12 (about 126,000 years), "
             "got 1e308");
   EXPECT_EQ(error_of("9223372036854775808 1 1 1\n"),
-            "t.tr:1: expected an arrival time in seconds of at most 9e12 (about 285,000 years), "
+            "t.tr:1: expected an arrival time in seconds of at most 4e12 (about 126,000 years), "
             "got 9223372036854775808");
   EXPECT_EQ(error_of("0 1 1 1e300\n"),
-            "t.tr:1: expected a task duration in seconds of at most 9e12 (about 285,000 years), "
+            "t.tr:1: expected a task duration in seconds of at most 4e12 (about 126,000 years), "
             "got 1e300");
   EXPECT_EQ(error_of("0 4294967295 1 1\n"),
             "t.tr:1: tasks in the trace up to this job: 4,294,967,295, more than the limit of "
             "10,000,000 tasks; pass --allow-large to lift it (docs/scenarios.md, Limits)");
-  EXPECT_EQ(error_of("9e12 1 1 1\n"), "");
+  EXPECT_EQ(error_of("4e12 1 1 1\n"), "");
 }
 
 TEST(Trace, ReadsSharedSyntheticTrace) {
