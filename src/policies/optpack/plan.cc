@@ -37,9 +37,9 @@ fw::Plan build_plan(const ClusterState& st, const SnapshotModel& sm, const Assig
   for (int p = 0; p < m.pods(); ++p) {
     if (m.where[p] == kUnplaced || a[p] == m.where[p]) continue;
     const PodId id = sm.pod_ids[p];
-    plan.remove(fw::PodRef::of(st, id), a[p] == kUnplaced
-                                            ? "optpack: evicted for higher-priority pods"
-                                            : "optpack: moved to " + m.node_names[a[p]]);
+    plan.remove(fw::PodRef::of(st, id),
+                a[p] == kUnplaced ? "optpack: evicted to place more pods of its priority or higher"
+                                  : "optpack: moved to " + m.node_names[a[p]]);
     plan.depends_on({});
     evictions.push_back(plan.last());
     evicted.push_back({p, plan.last()});
