@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-class ExtenderSecurity : public ::testing::Test {
+class ExtenderSecurity : public ::testing::Test, protected testing::TlsMaterial {
  protected:
   void SetUp() override {
     std::signal(SIGPIPE, SIG_IGN);  // a refused TLS client writes into a closed socket
@@ -30,17 +30,8 @@ class ExtenderSecurity : public ::testing::Test {
     items.push_back(testing::make_node("big", "8", "8Gi"));
     snap = dir.write("snap.json",
                      json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
-    const auto ca = testing::make_ca("orrery-test-ca");
-    const auto srv = testing::make_cert(ca, "orrery-extender", {"localhost"}, {"127.0.0.1"}, false);
-    const auto cli = testing::make_cert(ca, "kube-scheduler", {}, {}, true);
-    const auto other = testing::make_cert(ca, "other", {}, {}, false);
-    ca_file = dir.write("ca.crt", ca.cert_pem);
-    cert = dir.write("tls.crt", srv.cert_pem);
-    key = dir.write("tls.key", srv.key_pem);
-    key_pem = srv.key_pem;
-    client_cert = dir.write("client.crt", cli.cert_pem);
-    client_key = dir.write("client.key", cli.key_pem);
-    other_key = dir.write("other.key", other.key_pem);
+    static_cast<testing::TlsMaterial&>(*this) =
+        testing::write_tls_files(dir, "orrery-extender", "kube-scheduler");
     body = json{{"Pod", testing::make_pod("default", "web", "2", "1Gi", "default-scheduler")},
                 {"Nodes", {{"items", items}}}}
                .dump();
@@ -83,7 +74,7 @@ class ExtenderSecurity : public ::testing::Test {
   }
 
   orrery::testing::ScratchDir dir{"k8s_server_security"};
-  std::string snap, ca_file, cert, key, key_pem, client_cert, client_key, other_key, body;
+  std::string snap, body;
   int port = 0;
   std::unique_ptr<testing::Process> proc;
 };

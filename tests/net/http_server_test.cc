@@ -129,23 +129,12 @@ TEST(HttpLimits, MoreClientsThanThreadsAreAllServedInTurn) {
   for (auto& f : results) EXPECT_EQ(f.get(), 200);
 }
 
-class TlsFiles : public ::testing::Test {
+class TlsFiles : public ::testing::Test, protected pki::TlsMaterial {
  protected:
   void SetUp() override {
-    const auto ca = pki::make_ca("orrery-test-ca");
-    const auto srv = pki::make_cert(ca, "localhost", {"localhost"}, {"127.0.0.1"}, false);
-    const auto cli = pki::make_cert(ca, "agent", {}, {}, true);
-    const auto other = pki::make_cert(ca, "other", {"localhost"}, {"127.0.0.1"}, false);
-    ca_file = dir.write("ca.pem", ca.cert_pem);
-    cert = dir.write("tls.crt", srv.cert_pem);
-    key = dir.write("tls.key", srv.key_pem);
-    client_cert = dir.write("client.crt", cli.cert_pem);
-    client_key = dir.write("client.key", cli.key_pem);
-    other_key = dir.write("other.key", other.key_pem);
-    other_key_pem = other.key_pem;
+    static_cast<pki::TlsMaterial&>(*this) = pki::write_tls_files(dir, "localhost", "agent");
   }
   ScratchDir dir{"net-tls"};
-  std::string ca_file, cert, key, client_cert, client_key, other_key, other_key_pem;
 };
 
 TEST_F(TlsFiles, HttpsWithTheCaSucceedsAndWithoutItFails) {

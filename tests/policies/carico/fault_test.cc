@@ -271,23 +271,15 @@ TEST(CaricoFaults, SimulatedAggregatorOutageLosesNoPodAndBindsNoneTwice) {
 
 // ---------------------------------------------------------------- TLS and limits
 
-class CaricoTls : public ::testing::Test {
+class CaricoTls : public ::testing::Test, protected orrery::k8s::testing::TlsMaterial {
  protected:
   void SetUp() override {
     std::signal(SIGPIPE, SIG_IGN);
     namespace pki = orrery::k8s::testing;
-    const auto ca = pki::make_ca("carico-test-ca");
-    const auto srv = pki::make_cert(ca, "carico-aggregator", {"localhost"}, {"127.0.0.1"}, false);
-    const auto cli = pki::make_cert(ca, "carico-agent", {}, {}, true);
-    ca_file = dir.write("ca.crt", ca.cert_pem);
-    cert = dir.write("tls.crt", srv.cert_pem);
-    key = dir.write("tls.key", srv.key_pem);
-    key_pem = srv.key_pem;
-    client_cert = dir.write("client.crt", cli.cert_pem);
-    client_key = dir.write("client.key", cli.key_pem);
+    static_cast<pki::TlsMaterial&>(*this) =
+        pki::write_tls_files(dir, "carico-aggregator", "carico-agent");
   }
   ScratchDir dir{"carico-tls"};
-  std::string ca_file, cert, key, key_pem, client_cert, client_key;
 };
 
 TEST_F(CaricoTls, AgentTalksToAMutualTlsAggregatorAndOthersAreRefused) {

@@ -1,6 +1,7 @@
 // Small hand-made data centres, traces and workloads for the federated tests.
 #pragma once
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,14 @@ namespace orrery::federated::testing {
 
 inline std::string shared(const std::string& rel) {
   return std::string(ORRERY_SHARED_DIR) + "/traces/megha/" + rel;
+}
+
+// The first `jobs` jobs of a shared trace.
+inline std::shared_ptr<const sim::Trace> head_of(const std::string& name, int jobs) {
+  std::ifstream in(shared(name));
+  std::string line, text;
+  for (int i = 0; i < jobs && std::getline(in, line); ++i) text += line + "\n";
+  return std::make_shared<const sim::Trace>(sim::parse_trace(text, name));
 }
 
 // A model that never draws constraints (K ids); tests then set constraints explicitly.

@@ -16,15 +16,8 @@ namespace orrery::federated {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::head_of;
 using testing::shared;
-
-// The first `jobs` jobs of a shared trace.
-std::shared_ptr<const sim::Trace> head_of(const std::string& name, int jobs) {
-  std::ifstream in(shared(name));
-  std::string line, text;
-  for (int i = 0; i < jobs && std::getline(in, line); ++i) text += line + "\n";
-  return std::make_shared<const sim::Trace>(sim::parse_trace(text, name));
-}
 
 struct Published {
   ClusterConfig megha = load_cluster_config(shared("megha_config_G5L5S10000_C.json"));
