@@ -389,15 +389,19 @@ void ApiBackend::bind(PodId pod, NodeId node) {
 void ApiBackend::delete_pod(PodId pod, const std::string& reason) {
   const Pod& p = state_.pod(pod);
   const uint64_t serial = state_.pod_serial(pod);
-  // One eviction per pod at a time (a second plan may ask while the first one's 429s are being
-  // retried): its outcome, kPodDeleted or kPodDeleteFailed, answers both.
-  if (!evicting_.insert(serial).second) {
-    obs::debug("eviction already under way", {{"pod", p.key()}, {"reason", reason}});
-    return;
-  }
+  if (!claim_eviction(serial, p.key(), reason)) return;
   obs::info("evicting", {{"pod", p.key()}, {"reason", reason}});
   ++evictions_;
   evict(p.ns, p.name, serial, 0);
+}
+
+// One eviction per pod at a time, journalled or not (a second plan may ask while the first
+// one's 429s are being retried): its outcome, kPodDeleted or kPodDeleteFailed, answers both.
+bool ApiBackend::claim_eviction(uint64_t serial, const std::string& key,
+                                const std::string& reason) {
+  if (evicting_.insert(serial).second) return true;
+  obs::debug("eviction already under way", {{"pod", key}, {"reason", reason}});
+  return false;
 }
 
 void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t serial,
@@ -617,13 +621,15 @@ void ApiBackend::evict_journalled(PodId pod, JsonValue replacement, const std::s
     delete_pod(pod, reason);
     return;
   }
+  const uint64_t serial = state_.pod_serial(pod);
+  // A second journal write for a pod whose eviction is under way could fail and drop the entry
+  // the first eviction still needs: the first one's outcome answers both.
+  if (!claim_eviction(serial, key, reason)) return;
   obs::info(
       "journalling the replacement before evicting",
       {{"pod", key}, {"reason", reason}, {"journal", journal_->ns() + "/" + journal_->name()}});
   journalled_[key] = uid;
   ++evictions_;  // from now on: the journal write, then the eviction
-  const uint64_t serial = state_.pod_serial(pod);
-  evicting_.insert(serial);  // a delete_pod meanwhile waits for this eviction's outcome
   JournalEntry e{p.ns, p.name, uid, std::move(replacement)};
   auto alive = alive_;
   journal_worker_->submit([this, alive, e = std::move(e), serial, reason] {

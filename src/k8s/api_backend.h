@@ -135,6 +135,7 @@ class ApiBackend : public fw::ClusterBackend, public InformerSink {
   void upsert_priority_class(const JsonValue& obj);
   void emit(fw::EventKind kind, NodeId node, PodId pod, std::string_view reason = {});
   void report(const std::string& action, const std::string& outcome);
+  bool claim_eviction(uint64_t serial, const std::string& key, const std::string& reason);
   void evict(const std::string& ns, const std::string& name, uint64_t serial, int attempt);
   void create(const std::string& key, const std::string& ns, const std::string& body, int attempt);
   void skip(const std::string& what, const std::exception& e);
