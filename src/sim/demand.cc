@@ -52,11 +52,27 @@ std::vector<double> per_service_cycles(const DemandCycleSpec& spec,
   return fractions;
 }
 
-}  // namespace
+// `d` with its load multiplied by `depth` inside each of `episodes` (sorted, disjoint).
+Demand with_stalls(const Demand& d, const std::vector<std::pair<Time, Time>>& episodes,
+                   double depth) {
+  std::vector<Time> times;
+  for (const auto& [t, load] : d.steps()) times.push_back(t);
+  for (const auto& [b, e] : episodes) times.insert(times.end(), {b, e});
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  Demand out;
+  for (Time t : times) {
+    const bool stalled = std::any_of(episodes.begin(), episodes.end(), [t](const auto& ep) {
+      return ep.first <= t && t < ep.second;
+    });
+    out.set(t, d.at(t) * (stalled ? depth : 1.0));
+  }
+  return out;
+}
 
-std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
-                                           const std::vector<Resources>& requests, Rng& rng,
-                                           std::vector<Demand*> out) {
+std::vector<double> unstalled_cycles(const DemandCycleSpec& spec,
+                                     const std::vector<Resources>& requests, Rng& rng,
+                                     const std::vector<Demand*>& out) {
   if (spec.draw == DemandCycleSpec::Draw::kPerService)
     return per_service_cycles(spec, requests, rng, out);
   std::vector<double> fractions;
@@ -81,6 +97,42 @@ std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
   }
   if (spec.stop)
     for (Demand* d : out) d->set(spec.start + spec.period * spec.cycles, 0.0);
+  return fractions;
+}
+
+}  // namespace
+
+std::vector<std::pair<Time, Time>> draw_stalls(const DemandCycleSpec& spec, Rng& rng) {
+  std::vector<std::pair<Time, Time>> episodes;
+  const DemandCycleSpec::Stalls& st = spec.stalls;
+  if (st.every <= 0) return episodes;
+  const Time end = spec.start + spec.period * spec.cycles;
+  double t = static_cast<double>(spec.start + st.after);
+  while (true) {
+    t += -std::log1p(-rng.uniform()) * static_cast<double>(st.every);  // exponential gap
+    if (t >= static_cast<double>(end)) break;
+    const Time begin = static_cast<Time>(t);
+    const Time length =
+        st.min_length +
+        static_cast<Time>(rng.uniform() * static_cast<double>(st.max_length - st.min_length));
+    const Time stop = std::min(begin + length, end);
+    if (!episodes.empty() && begin <= episodes.back().second) {
+      episodes.back().second = std::max(episodes.back().second, stop);  // overlapping: merge
+    } else {
+      episodes.emplace_back(begin, stop);
+    }
+    t = static_cast<double>(stop);
+  }
+  return episodes;
+}
+
+std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
+                                           const std::vector<Resources>& requests, Rng& rng,
+                                           std::vector<Demand*> out) {
+  std::vector<double> fractions = unstalled_cycles(spec, requests, rng, out);
+  const auto episodes = draw_stalls(spec, rng);
+  if (!episodes.empty())
+    for (Demand* d : out) *d = with_stalls(*d, episodes, spec.stalls.depth);
   return fractions;
 }
 

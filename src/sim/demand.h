@@ -63,10 +63,24 @@ struct DemandCycleSpec {
   // kPerService: the size each service is counted in (empty, or one per service; a zero entry
   // means the service's pod request).
   std::vector<Resources> sizes;
+  // Stalls of the load (as the load generator of the KubeDSM authors' testbed shows late in every
+  // run, docs/repro/kubedsm.md): from `after` past the first cycle's start until the last cycle's
+  // end, episodes begin as a Poisson process with mean gap `every`; each lasts U[min_length,
+  // max_length] and multiplies every service's load by `depth` meanwhile. Off when `every` is 0.
+  struct Stalls {
+    Time after = 0;
+    Time every = 0;
+    Time min_length = 0, max_length = 0;
+    double depth = 1.0;
+  } stalls;
 };
 
-// Fills one Demand per service (`requests[i]` is service i's pod request). Returns the drawn
-// fractions, one per cycle (kPerService: the mean over services of pods / c_s).
+// The stall episodes of `spec` as [begin, end) intervals, drawn from `rng` (none when off).
+std::vector<std::pair<Time, Time>> draw_stalls(const DemandCycleSpec& spec, Rng& rng);
+
+// Fills one Demand per service (`requests[i]` is service i's pod request), stalls included (drawn
+// after the cycles, from the same `rng`). Returns the drawn fractions, one per cycle
+// (kPerService: the mean over services of pods / c_s), before stalls.
 std::vector<double> generate_demand_cycles(const DemandCycleSpec& spec,
                                            const std::vector<Resources>& requests, Rng& rng,
                                            std::vector<Demand*> out);

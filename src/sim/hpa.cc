@@ -47,10 +47,40 @@ Hpa::Hpa(EventLoop& loop, ReplicaSet& target, const Demand& demand, HpaSpec spec
       spec_(std::move(spec)),
       noise_rng_(Rng::derive(seed, "hpa/" + target.name())) {}
 
-void Hpa::measure(Time now) {
-  const auto pods = target_.active_pod_states();
+namespace {
+constexpr uint32_t kSyncEvent = 0;
+constexpr uint32_t kAccrueEvent = 1;
+constexpr Time kAccruePeriod = kSecond;
+
+int32_t running_count(const std::vector<ReplicaSet::ActivePod>& pods) {
   int32_t running = 0;
   for (const auto& p : pods) running += p.running ? 1 : 0;
+  return running;
+}
+}  // namespace
+
+void Hpa::accrue(Time now) {
+  const auto pods = target_.active_pod_states();
+  const int32_t running = running_count(pods);
+  const double per_pod = running == 0 ? 0.0 : demand_.at(now) / running;
+  // Pods no longer running leave the Service's endpoints and the metric with their accruals.
+  std::erase_if(accruals_, [&](const Accruals& a) {
+    return std::none_of(pods.begin(), pods.end(),
+                        [&](const auto& p) { return p.running && p.serial == a.serial; });
+  });
+  for (const auto& p : pods) {
+    if (!p.running) continue;
+    auto it = std::find_if(accruals_.begin(), accruals_.end(),
+                           [&](const Accruals& a) { return a.serial == p.serial; });
+    if (it == accruals_.end()) it = accruals_.insert(accruals_.end(), Accruals{p.serial, {}});
+    std::erase_if(it->samples, [&](const auto& s) { return s.first <= now - spec_.metric_window; });
+    it->samples.emplace_back(now, per_pod);
+  }
+}
+
+void Hpa::measure(Time now) {
+  const auto pods = target_.active_pod_states();
+  const int32_t running = running_count(pods);
   double factor = 1.0;
   if (spec_.metric_noise > 0) {
     const double s = spec_.metric_noise;
@@ -58,9 +88,19 @@ void Hpa::measure(Time now) {
   }
   measured_.clear();
   if (running == 0) return;
-  const double per_pod = demand_.at(now) * factor / running;
-  for (const auto& p : pods)
-    if (p.running) measured_.emplace_back(p.serial, per_pod);
+  if (spec_.metric_window <= 0) {
+    const double per_pod = demand_.at(now) * factor / running;
+    for (const auto& p : pods)
+      if (p.running) measured_.emplace_back(p.serial, per_pod);
+    return;
+  }
+  for (const Accruals& a : accruals_) {
+    double sum = 0;
+    int32_t n = 0;
+    for (const auto& [t, v] : a.samples)
+      if (t > now - spec_.metric_window) sum += v, ++n;
+    if (n > 0) measured_.emplace_back(a.serial, sum / n * factor);
+  }
 }
 
 int32_t Hpa::pod_rate_proposal(int32_t current, Time now) {
@@ -83,12 +123,19 @@ int32_t Hpa::pod_rate_proposal(int32_t current, Time now) {
 }
 
 void Hpa::start() {
-  loop_.after(0, this, 0);
+  if (spec_.metric == HpaSpec::Metric::kPodRate && spec_.metric_window > 0)
+    loop_.after(0, this, kAccrueEvent);
+  loop_.after(0, this, kSyncEvent);
 }
 
-void Hpa::handle(const Event&) {
+void Hpa::handle(const Event& e) {
+  if (e.kind == kAccrueEvent) {
+    accrue(loop_.now());
+    loop_.after(kAccruePeriod, this, kAccrueEvent);
+    return;
+  }
   sync(loop_.now());
-  loop_.after(spec_.sync_period, this, 0);
+  loop_.after(spec_.sync_period, this, kSyncEvent);
 }
 
 int32_t Hpa::change_in_period(const std::vector<Rec>& events, Time period, Time now) const {

@@ -17,6 +17,12 @@
 // sync the desired count is upstream's calcPlainMetricReplicas (plain_metric_replicas below) over
 // the last measurement: pending pods ignored (counted as 0 on a scale-up), running pods started
 // after the measurement missing (0 on a scale-up, the target on a scale-down).
+// With a `metric_window` W > 0 each pod's value is its request rate averaged over the last W (as
+// Prometheus' rate(counter[W]) behind a custom-metrics adapter reports it): every second each
+// running pod accrues demand / running pods, and a measurement is the mean of a pod's accruals in
+// (now − W, now] (a pod running for less than W: those since it started; none yet: missing). A
+// change of the demand then reaches the HPA spread over W, and after a scale-down the survivors'
+// averages under-read their new per-pod rate until W has passed.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +61,7 @@ struct HpaSpec {
   enum class Metric : uint8_t { kDemand, kPodRate } metric = Metric::kDemand;
   Time metric_period = 15 * kSecond;  // kPodRate: how often the pods are measured
   double metric_noise = 0;            // kPodRate: σ of the log of each measurement's factor
+  Time metric_window = 0;             // kPodRate: each pod's rate averaged over this (0: now)
   ScalingRules up{0,
                   ScalingRules::Select::kMax,
                   {{ScalingPolicy::Type::kPods, 4, 15 * kSecond},
@@ -95,6 +102,7 @@ class Hpa : public EventTarget {
   int32_t change_in_period(const std::vector<Rec>& events, Time period, Time now) const;
   int32_t pod_rate_proposal(int32_t current, Time now);
   void measure(Time now);
+  void accrue(Time now);
 
   EventLoop& loop_;
   ReplicaSet& target_;
@@ -107,6 +115,12 @@ class Hpa : public EventTarget {
   Rng noise_rng_;
   std::vector<std::pair<uint64_t, double>> measured_;
   Time next_measure_ = 0;
+  // kPodRate with a window: per pod serial, its accruals (one per second, oldest first).
+  struct Accruals {
+    uint64_t serial;
+    std::vector<std::pair<Time, double>> samples;
+  };
+  std::vector<Accruals> accruals_;
 };
 
 }  // namespace orrery::sim

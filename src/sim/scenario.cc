@@ -248,7 +248,7 @@ NodeGroup parse_node_group(const Ctx& c) {
 
 HpaSpec parse_hpa(const Ctx& c) {
   check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior",
-                 "metric", "metricPeriod", "metricNoise"});
+                 "metric", "metricPeriod", "metricNoise", "metricWindow"});
   HpaSpec h;
   h.min_replicas = c.has("minReplicas") ? pod_count(c.child("minReplicas"), 0) : 1;
   if (!c.has("maxReplicas")) c.fail("hpa needs maxReplicas");
@@ -271,7 +271,7 @@ HpaSpec parse_hpa(const Ctx& c) {
       c.child("metric").fail("expected demand or podRate");
     }
   }
-  for (const char* k : {"metricPeriod", "metricNoise"})
+  for (const char* k : {"metricPeriod", "metricNoise", "metricWindow"})
     if (c.has(k) && h.metric != HpaSpec::Metric::kPodRate)
       c.child(k).fail("only with metric: podRate");
   if (c.has("metricPeriod")) h.metric_period = parse_duration(c.child("metricPeriod"));
@@ -279,6 +279,9 @@ HpaSpec parse_hpa(const Ctx& c) {
   h.metric_noise = c.f64_or("metricNoise", 0.0);
   if (h.metric_noise < 0 || h.metric_noise > 5)
     c.child("metricNoise").fail("expected a log-scale noise between 0 and 5");
+  if (c.has("metricWindow")) h.metric_window = parse_duration(c.child("metricWindow"));
+  if (h.metric_window < 0 || h.metric_window > 3600 * kSecond)
+    c.child("metricWindow").fail("expected a window between 0s and 1h");
   Ctx b = c.child("behavior");
   if (b.defined()) {
     check_keys(b, {"scaleUp", "scaleDown"});
@@ -440,9 +443,28 @@ TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir,
   return t;
 }
 
+DemandCycleSpec::Stalls parse_stalls(const Ctx& c) {
+  check_keys(c, {"after", "every", "minLength", "maxLength", "depth"});
+  DemandCycleSpec::Stalls st;
+  if (!c.has("every")) c.fail("stalls needs every (the mean time between episodes)");
+  st.every = parse_duration(c.child("every"));
+  if (st.every <= 0) c.child("every").fail("expected a positive duration");
+  if (c.has("after")) st.after = parse_duration(c.child("after"));
+  if (st.after < 0) c.child("after").fail("expected a non-negative duration");
+  if (!c.has("maxLength")) c.fail("stalls needs maxLength");
+  st.max_length = parse_duration(c.child("maxLength"));
+  st.min_length = c.has("minLength") ? parse_duration(c.child("minLength")) : st.max_length;
+  if (st.min_length <= 0) c.child("minLength").fail("expected a positive duration");
+  if (st.max_length < st.min_length) c.child("maxLength").fail("expected maxLength >= minLength");
+  st.depth = c.f64_or("depth", 0.0);
+  if (!(st.depth >= 0 && st.depth <= 1))
+    c.child("depth").fail("expected the load's factor during a stall, between 0 and 1");
+  return st;
+}
+
 DemandCyclesDef parse_demand_cycles(const Ctx& c) {
   check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count",
-                 "round", "draw", "sizes", "stop"});
+                 "round", "draw", "sizes", "stop", "stalls"});
   DemandCyclesDef d;
   d.where = c.where();
   if (!c.has("deployments")) c.fail("demand_cycles needs deployments");
@@ -490,6 +512,7 @@ DemandCyclesDef parse_demand_cycles(const Ctx& c) {
       read_map_resources(sz.child(name), &d.sizes[name]);
     }
   }
+  if (c.has("stalls")) d.spec.stalls = parse_stalls(c.child("stalls"));
   Ctx basis = c.child("basis");
   if (basis.defined()) {
     if (basis.node.IsScalar()) {

@@ -268,6 +268,79 @@ TEST(DemandCycles, PerServiceDrawsAsGenny) {
   }
 }
 
+TEST(DemandCycles, StallsAreSeededPoissonEpisodesInsideTheLoad) {
+  DemandCycleSpec spec;
+  spec.cycles = 12;
+  spec.period = 90 * kSecond;
+  spec.start = 60 * kSecond;
+  spec.stalls = {720 * kSecond, 200 * kSecond, 30 * kSecond, 100 * kSecond, 0.3};
+  const Time from = spec.start + spec.stalls.after, end = spec.start + spec.period * spec.cycles;
+  size_t episodes = 0;
+  double stalled = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    Rng rng(seed), again(seed);
+    const auto e = draw_stalls(spec, rng);
+    EXPECT_EQ(e, draw_stalls(spec, again));
+    for (size_t i = 0; i < e.size(); ++i) {
+      EXPECT_GT(e[i].first, from);
+      EXPECT_LE(e[i].second, end);
+      EXPECT_LT(e[i].first, e[i].second);
+      // Each lasts 30-100 s unless the load's end cuts it; episodes never overlap.
+      if (e[i].second < end) {
+        EXPECT_GE(e[i].second - e[i].first, 30 * kSecond);
+      }
+      EXPECT_LE(e[i].second - e[i].first, 100 * kSecond);
+      if (i > 0) {
+        EXPECT_GT(e[i].first, e[i - 1].second);
+      }
+      stalled += to_seconds(e[i].second - e[i].first);
+    }
+    episodes += e.size();
+  }
+  // 360 s of stall-prone load: a gap of 200 s on average plus 65 s per episode gives about
+  // 360 / 265 = 1.36 episodes (fewer: the last is cut) and ~25 % of the time stalled.
+  const double per_run = static_cast<double>(episodes) / 400;
+  EXPECT_GT(per_run, 1.0);
+  EXPECT_LT(per_run, 1.6);
+  EXPECT_GT(stalled / 400 / 360, 0.15);
+  EXPECT_LT(stalled / 400 / 360, 0.30);
+  spec.stalls.every = 0;  // off
+  Rng rng(1);
+  EXPECT_TRUE(draw_stalls(spec, rng).empty());
+}
+
+TEST(DemandCycles, StallsScaleEveryServicesLoadAndLeaveTheDrawsAlone) {
+  DemandCycleSpec spec;
+  spec.draw = DemandCycleSpec::Draw::kPerService;
+  spec.cycles = 12;
+  spec.period = 90 * kSecond;
+  spec.mean = 1.5;
+  spec.sd = 0.4;
+  spec.stop = true;
+  spec.basis[kCpu] = 8000;
+  spec.basis[kMemory] = 8 * kGi;
+  Resources a;
+  a[kCpu] = 1000, a[kMemory] = 1 * kGi;
+  Demand plain_a, plain_b, a1, b1;
+  Rng r1(3), r2(3);
+  generate_demand_cycles(spec, {a, a}, r1, {&plain_a, &plain_b});
+  spec.stalls = {0, 100 * kSecond, 20 * kSecond, 40 * kSecond, 0.25};
+  generate_demand_cycles(spec, {a, a}, r2, {&a1, &b1});
+  Rng r3(3);
+  Demand skip_a, skip_b;
+  DemandCycleSpec unstalled = spec;
+  unstalled.stalls = {};
+  generate_demand_cycles(unstalled, {a, a}, r3, {&skip_a, &skip_b});  // the same draws first
+  const auto episodes = draw_stalls(spec, r3);                        // then the episodes
+  ASSERT_FALSE(episodes.empty());
+  for (Time t = 0; t < spec.period * spec.cycles + 10 * kSecond; t += kSecond) {
+    const bool in = std::any_of(episodes.begin(), episodes.end(),
+                                [t](const auto& e) { return e.first <= t && t < e.second; });
+    EXPECT_DOUBLE_EQ(a1.at(t), plain_a.at(t) * (in ? 0.25 : 1.0)) << to_seconds(t);
+    EXPECT_DOUBLE_EQ(b1.at(t), plain_b.at(t) * (in ? 0.25 : 1.0)) << to_seconds(t);
+  }
+}
+
 struct HpaBench {
   Bench b;
   ReplicaSet rs{b.sim, "web", tmpl(), 1, 1};
@@ -460,6 +533,39 @@ TEST(Hpa, PodRateNoiseMovesReplicasAndIsSeeded) {
   // The demand is constant at 5 pods; the noisy measurements move the count away from it.
   EXPECT_TRUE(std::any_of(a.begin(), a.end(), [](int32_t n) { return n != 5; }));
   EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](int32_t n) { return n >= 1 && n <= 20; }));
+}
+
+TEST(Hpa, PodRateWindowSpreadsADemandChangeOverTheWindow) {
+  // A rate averaged over 60 s (Prometheus' rate(counter[60s])): 10 pods at a demand of 10, then
+  // the demand drops to 4 at 100 s. Read at the moment, the HPA goes to 4 at its first sync after
+  // the drop; with the window it steps down as the window fills (each step sized by the average
+  // so far, upstream's ceil(ratio × pods)) and reaches 4 only once the window holds no sample of
+  // the old rate.
+  auto run = [](Time window) {
+    HpaBench h;
+    h.spec.max_replicas = 100;
+    h.spec.down.stabilization = 0;
+    h.spec.metric = HpaSpec::Metric::kPodRate;
+    h.spec.metric_window = window;
+    h.demand.set(0, 10.0);
+    h.demand.set(100 * kSecond, 4.0);
+    h.make();
+    h.hpa->start();
+    std::vector<int32_t> counts;  // every 15 s from 90 s
+    for (Time t = 90 * kSecond; t <= 300 * kSecond; t += 15 * kSecond) {
+      h.b.loop.run_until(t + kSecond);
+      counts.push_back(h.rs.replicas());
+    }
+    return counts;
+  };
+  const auto now = run(0), windowed = run(60 * kSecond);
+  EXPECT_EQ(now, (std::vector<int32_t>{10, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}));
+  // 120 s: 40 samples at 1 and 21 at 0.4 per pod → 0.79 → ceil(7.9) = 8 … down to 4 by 165 s.
+  EXPECT_EQ(windowed.front(), 10);
+  EXPECT_GT(windowed[2], 4);
+  EXPECT_LT(windowed[2], 10);
+  EXPECT_TRUE(std::is_sorted(windowed.rbegin(), windowed.rend()));  // never back up
+  EXPECT_EQ(windowed.back(), 4);
 }
 
 TEST(Job, RunsCompletionsWithBoundedParallelism) {

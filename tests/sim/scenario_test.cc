@@ -162,6 +162,47 @@ TEST(Scenario, HpaPodRateMetric) {
                             "metricNoise: -1}}\n"),
             "s.yaml:4: workloads[0].deployment.hpa.metricNoise: expected a log-scale noise "
             "between 0 and 5");
+  EXPECT_EQ(parse_scenario(head + "- deployment: {name: x, hpa: {maxReplicas: 3, metric: "
+                                  "podRate, metricWindow: 2m}}\n",
+                           "s.yaml", "")
+                .deployments.at(0)
+                .hpa->metric_window,
+            120 * kSecond);
+  EXPECT_EQ(error_of(head + "- deployment: {name: x, hpa: {maxReplicas: 3, metricWindow: 1m}}\n"),
+            "s.yaml:4: workloads[0].deployment.hpa.metricWindow: only with metric: podRate");
+  EXPECT_EQ(error_of(head + "- deployment: {name: x, hpa: {maxReplicas: 3, metric: podRate, "
+                            "metricWindow: 2h}}\n"),
+            "s.yaml:4: workloads[0].deployment.hpa.metricWindow: expected a window between 0s "
+            "and 1h");
+}
+
+TEST(Scenario, DemandCycleStalls) {
+  const std::string head =
+      "cluster: {nodes: [{name: a, cpu: 8}]}\nduration: 1s\nworkloads:\n- deployment: {name: "
+      "x, hpa: {maxReplicas: 3}}\n- demand_cycles: {deployments: [x], mean: 0.5";
+  const auto st = parse_scenario(head +
+                                     ", stalls: {after: 12m, every: 200s, minLength: 30s, "
+                                     "maxLength: 100s, depth: 0.3}}\n",
+                                 "s.yaml", "")
+                      .demand_cycles.at(0)
+                      .spec.stalls;
+  EXPECT_EQ(st.after, 720 * kSecond);
+  EXPECT_EQ(st.every, 200 * kSecond);
+  EXPECT_EQ(st.min_length, 30 * kSecond);
+  EXPECT_EQ(st.max_length, 100 * kSecond);
+  EXPECT_DOUBLE_EQ(st.depth, 0.3);
+  EXPECT_EQ(error_of(head + ", stalls: {maxLength: 10s}}\n"),
+            "s.yaml:5: workloads[1].demand_cycles.stalls: stalls needs every (the mean time "
+            "between episodes)");
+  EXPECT_EQ(error_of(head + ", stalls: {every: 1m, minLength: 20s, maxLength: 10s}}\n"),
+            "s.yaml:5: workloads[1].demand_cycles.stalls.maxLength: expected maxLength >= "
+            "minLength");
+  EXPECT_EQ(error_of(head + ", stalls: {every: 1m, maxLength: 10s, depth: 2}}\n"),
+            "s.yaml:5: workloads[1].demand_cycles.stalls.depth: expected the load's factor "
+            "during a stall, between 0 and 1");
+  EXPECT_EQ(error_of(head + ", stalls: {every: 1m, maxLength: 10s, deep: 0}}\n"),
+            "s.yaml:5: workloads[1].demand_cycles.stalls.deep: unknown field \"deep\"; expected "
+            "one of: after, every, minLength, maxLength, depth");
 }
 
 TEST(Scenario, ErrorsNameFileLineAndField) {
