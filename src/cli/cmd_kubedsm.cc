@@ -21,7 +21,7 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
   app->add_option("--out", opts->out_dir, "Output directory (kubedsm.html, CSV, JSON)")->required();
   app->add_flag("--quick", opts->quick,
                 "Fewer scenarios and 3 seeds (reduced: not the paper's setup)");
-  app->add_option("--seeds", opts->seeds, "Seeds per point (default 10, or 3 with --quick)")
+  app->add_option("--seeds", opts->seeds, "Seeds per point (default 20, or 3 with --quick)")
       ->check(CLI::Range(1, 1000));
   app->add_option("--threads", opts->threads, "Simulations run in parallel (default 2)")
       ->check(CLI::Range(1, 256));
@@ -32,6 +32,10 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
   app->add_option("--hpa-noise", opts->hpa_noise,
                   "With --hpa-metric podRate: sigma of the log-normal measurement noise (0.075)")
       ->check(CLI::Range(0.0, 5.0));
+  app->add_option("--hpa-window", opts->hpa_window_s,
+                  "With --hpa-metric podRate: seconds each pod's rate is averaged over, as "
+                  "Prometheus' rate(counter[W]) (default 0: the rate at the moment)")
+      ->check(CLI::Range(0.0, 3600.0));
   table.push_back(
       {app, [opts, output]() {
          kubedsm::ReproOptions o = *opts;

@@ -1,6 +1,7 @@
 // `orrery repro kubedsm` and KubeDSM scenarios through `orrery sim`, run as a user would.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -78,7 +79,7 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
   const std::vector<std::string> header = split(line);
-  EXPECT_EQ(header.back(), "hpa_metric");
+  EXPECT_EQ(header.back(), "load_stalls");
   std::set<std::string> keys;
   size_t rows = 0;
   while (std::getline(csv, line)) {
@@ -94,27 +95,36 @@ TEST(KubeDsmCli, RunsCsvParametersTellEveryRunApart) {
   EXPECT_EQ(rows, sum["runs"].get<size_t>());
 }
 
-// --hpa-metric podRate: every run's HPA reads the measured rate (runs.csv "podRate:0.075"),
-// except the ablation row that reverts it ("demand").
+// --hpa-metric podRate: every run's HPA reads the measured rate (runs.csv "podRate:0.075", with
+// --hpa-window 60 "podRate:0.075:60s"), except the ablation row that reverts it ("demand").
 TEST(KubeDsmCli, HpaMetricOptionReachesEveryRun) {
   const TempDir tmp_dir;
-  const std::string out = tmp_dir("rate");
-  const Result r = run("repro kubedsm --quick --seeds 1 --hpa-metric podRate --out " + out);
-  ASSERT_EQ(r.code, 0) << r.output;
-  std::stringstream csv(slurp(out + "/runs.csv"));
-  std::string line;
-  ASSERT_TRUE(std::getline(csv, line));
-  size_t rate = 0, demand = 0;
-  while (std::getline(csv, line)) {
-    const std::string last = split(line).back();
-    rate += last == "podRate:0.075";
-    demand += last == "demand";
+  for (const bool window : {false, true}) {
+    SCOPED_TRACE(window);
+    const std::string out = tmp_dir(window ? "window" : "rate");
+    const Result r = run("repro kubedsm --quick --seeds 1 --hpa-metric podRate " +
+                         std::string(window ? "--hpa-window 60 " : "") + "--out " + out);
+    ASSERT_EQ(r.code, 0) << r.output;
+    std::stringstream csv(slurp(out + "/runs.csv"));
+    std::string line;
+    ASSERT_TRUE(std::getline(csv, line));
+    const std::vector<std::string> header = split(line);
+    const size_t col =
+        static_cast<size_t>(std::find(header.begin(), header.end(), "hpa_metric") - header.begin());
+    ASSERT_LT(col, header.size());
+    size_t rate = 0, demand = 0;
+    while (std::getline(csv, line)) {
+      const std::string cell = split(line).at(col);
+      rate += cell == (window ? "podRate:0.075:60s" : "podRate:0.075");
+      demand += cell == "demand";
+    }
+    EXPECT_GT(rate, 50u);
+    EXPECT_EQ(demand, 1u);  // quick: one ablation scenario, one seed
+    EXPECT_NE(slurp(out + "/kubedsm.html").find("hpaMetric: demand"), std::string::npos);
+    const std::string scenario = slurp(out + "/scenarios/1.5_0.4-KubeDSM.yaml");
+    EXPECT_NE(scenario.find("metric: podRate"), std::string::npos);
+    EXPECT_EQ(scenario.find("metricWindow: 60s") != std::string::npos, window) << scenario;
   }
-  EXPECT_GT(rate, 50u);
-  EXPECT_EQ(demand, 1u);  // quick: one ablation scenario, one seed
-  EXPECT_NE(slurp(out + "/kubedsm.html").find("hpaMetric: demand"), std::string::npos);
-  EXPECT_NE(slurp(out + "/scenarios/1.5_0.4-KubeDSM.yaml").find("metric: podRate"),
-            std::string::npos);
 }
 
 TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {
@@ -123,6 +133,7 @@ TEST(KubeDsmCli, BadArgumentsAreUsageErrors) {
   EXPECT_EQ(run("repro kubedsm").code, 1);  // --out is required
   EXPECT_EQ(run("repro kubedsm --hpa-metric cpu --out " + tmp_dir("h")).code, 1);
   EXPECT_EQ(run("repro kubedsm --hpa-noise -1 --out " + tmp_dir("h")).code, 1);
+  EXPECT_EQ(run("repro kubedsm --hpa-window -5 --out " + tmp_dir("h")).code, 1);
   const Result r = run("repro kubedsm --quick --seeds 1 --out /proc/orrery-cannot-write");
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("/proc/orrery-cannot-write"), std::string::npos) << r.output;

@@ -50,6 +50,9 @@ RunSpec RunSpec::paper_description() {
   r.scale_down = "exact";
   r.idle_head_s = 0;
   r.idle_tail_s = 0;
+  r.d_size = "genny";
+  r.n2_taken_cpu = 0;
+  r.load_stalls = false;
   return r;
 }
 
@@ -65,8 +68,13 @@ std::string RunSpec::setup_label() const {
   add(demand_count != d.demand_count || demand_round != d.demand_round,
       "demand=" + demand_count + (demand_round ? "" : "-frac"));
   add(scale_down != d.scale_down, "scaleDown=" + scale_down);
-  add(hpa_metric != d.hpa_metric || (hpa_metric == "podRate" && hpa_noise != d.hpa_noise),
-      "hpa=" + hpa_metric + (hpa_metric == "podRate" ? "(noise " + num(hpa_noise) + ")" : ""));
+  const bool rate = hpa_metric == "podRate";
+  add(hpa_metric != d.hpa_metric ||
+          (rate && (hpa_noise != d.hpa_noise || hpa_window_s != d.hpa_window_s)),
+      "hpa=" + hpa_metric +
+          (rate ? "(noise " + num(hpa_noise) +
+                      (hpa_window_s > 0 ? ", window " + num(hpa_window_s) + "s" : "") + ")"
+                : ""));
   add(qos_function != d.qos_function, "qos=" + qos_function);
   add(fragmentation != d.fragmentation, "frag=" + fragmentation);
   add(pod_size != d.pod_size, "size=" + pod_size);
@@ -76,6 +84,9 @@ std::string RunSpec::setup_label() const {
   add(suggest_period_s != d.suggest_period_s, "suggest=" + num(suggest_period_s) + "s");
   add(max_batch != d.max_batch, "batch=" + std::to_string(max_batch));
   add(suggest_budget != d.suggest_budget, "budget=" + suggest_budget);
+  add(d_size != d.d_size, "dSize=" + d_size);
+  add(n2_taken_cpu != d.n2_taken_cpu, "n2Taken=" + std::to_string(n2_taken_cpu));
+  add(load_stalls != d.load_stalls, std::string("stalls=") + (load_stalls ? "on" : "off"));
   add(idle_head_s != d.idle_head_s || idle_tail_s != d.idle_tail_s,
       "idle=" + num(idle_head_s) + "+" + num(idle_tail_s) + "s");
   return l;
@@ -142,10 +153,13 @@ std::string scenario_yaml(const RunSpec& r) {
     const NodeDef& n = nodes[i];
     // The single edge node stands for three nodes: three reservations.
     const int res = r.system_reserved ? (r.edge == "single" && i == 0 ? 3 : 1) : 0;
+    const bool n2 = i == 0;  // N2, or the single node holding it
+    const int taken = n2 ? r.n2_taken_cpu : 0;
     y += fmt::format("  - {{name: {}, cpu: {}, memory: {}Gi, tier: {}", n.name, n.cpu, n.mem_gi,
                      n.tier);
-    if (res)
-      y += fmt::format(", allocatable: {{cpu: {}, memory: {}Gi}}", n.cpu - res, n.mem_gi - res);
+    if (res || taken)
+      y += fmt::format(", allocatable: {{cpu: {}, memory: {}Gi}}", n.cpu - res - taken,
+                       n.mem_gi - res);
     if (k8s && std::string(n.tier) == "cloud")
       y += ", taints: [{key: orrery.io/tier, value: cloud, effect: PreferNoSchedule}]";
     y += "}";
@@ -164,23 +178,35 @@ std::string scenario_yaml(const RunSpec& r) {
            "          preference:\n"
            "            matchExpressions: [{key: orrery.io/tier, operator: In, values: [edge]}]\n";
     if (r.scale_down != "exact") y += "    scaleDownOrder: " + r.scale_down + "\n";
-    const std::string metric =
-        r.hpa_metric == "podRate" ? ", metric: podRate, metricNoise: " + num(r.hpa_noise) : "";
+    std::string metric;
+    if (r.hpa_metric == "podRate") {
+      metric = ", metric: podRate, metricNoise: " + num(r.hpa_noise);
+      if (r.hpa_window_s > 0) metric += ", metricWindow: " + num(r.hpa_window_s) + "s";
+    }
     y += "    hpa: {maxReplicas: 40" + metric +
          ", behavior: {scaleDown: {stabilizationWindowSeconds: 30}}}\n";
   }
   std::string timing;
   if (r.idle_head_s > 0) timing += fmt::format(", start: {}s", num(r.idle_head_s));
   if (r.idle_tail_s > 0) timing += ", stop: true";
+  if (r.load_stalls)
+    // Measured in the authors' raw runs (docs/repro/kubedsm.md, "Load stalls"): after eight
+    // cycles, an episode every 200 s on average, 30-100 s long, at 0.3 of the load; fitted to
+    // the drop of their pod counts in the last four cycles.
+    timing += fmt::format(
+        ", stalls: {{after: {}s, every: 200s, minLength: 30s, maxLength: 100s, "
+        "depth: 0.3}}",
+        num(8 * r.period_s));
+  const std::string d_size =
+      r.d_size == "minedraft" ? "cpu: 2, memory: 2Gi" : "cpu: 3, memory: 3Gi";
   if (r.demand_count == "genny")
     // genny: the edge of the authors' config less 1 core and 1 GB per node (its load_config),
     // each service counted in its config's size (D 3 cores / 3 GB there).
     y += fmt::format(
         "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
         "draw: per-service, basis: {{cpu: 11, memory: 13Gi}}, sizes: {{A: {{cpu: 1, memory: 1Gi}}, "
-        "B: {{cpu: 1, memory: 2Gi}}, C: {{cpu: 1, memory: 1Gi}}, D: {{cpu: 3, memory: "
-        "3Gi}}}}{}}}\n",
-        r.cycles, num(r.period_s), num(r.mean), num(r.sd), timing);
+        "B: {{cpu: 1, memory: 2Gi}}, C: {{cpu: 1, memory: 1Gi}}, D: {{{}}}}}{}}}\n",
+        r.cycles, num(r.period_s), num(r.mean), num(r.sd), d_size, timing);
   else
     y += fmt::format(
         "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "

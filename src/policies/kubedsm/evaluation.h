@@ -81,6 +81,9 @@ struct RunSpec {
   // sigma: the spread of log(measured / offered rate) of the authors' pods in steady state
   // (MineDraft kube-schedule runs; docs/repro/tools/minedraft_hpa.py).
   double hpa_noise = 0.075;
+  // With "podRate": each pod's rate averaged over this window, in seconds, as Prometheus'
+  // rate(counter[W]) behind a custom-metrics adapter reports it (0: the rate at the moment).
+  double hpa_window_s = 0;
   uint64_t seed = 1;
   int cycles = 12;
   double period_s = 90;
@@ -88,6 +91,17 @@ struct RunSpec {
   // authors' runs (about 1 min and 4 min, 21 % of their samples).
   double idle_head_s = 60;
   double idle_tail_s = 240;
+  // genny's draws count D in this size: "genny" (3 cores / 3 GB, genny's committed config.json)
+  // or "minedraft" (2 / 2, MineDraft's config.json, which the raw runs' D counts follow).
+  std::string d_size = "genny";
+  // Cores of N2 taken beyond the reservation by something outside the workload: 1 in the
+  // authors' raw runs (while pods of A or C that would fit wait on the cloud, KubeDSM leaves N2
+  // at 3 cores of pods in 94 % of samples and N4, as large, at 4; minedraft_load.py).
+  int n2_taken_cpu = 1;
+  // Load stalls late in each run, as measured in the authors' raw runs (DemandCycleSpec::Stalls,
+  // parameters in evaluation.cc): from the ninth cycle on every service's load drops to 0.3 for
+  // 30-100 s, every 200 s on average.
+  bool load_stalls = true;
   // Everything else of the KubeDSM args as YAML flow-map entries, e.g. "suggestPeriod: 5s".
   std::string extra_args;
 

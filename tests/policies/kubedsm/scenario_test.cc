@@ -224,6 +224,35 @@ TEST(KubeDsmScenario, GeneratedScenariosAreValidScenarioFiles) {
       ay.find("{name: N4, cpu: 5, memory: 7Gi, tier: edge, allocatable: {cpu: 4, memory: 6Gi}}"),
       std::string::npos)
       << ay;
+  // N2 with the core measured as taken in the authors' runs, D counted as in genny's config,
+  // and the load stalls of the last four cycles.
+  EXPECT_NE(
+      ay.find("{name: N2, cpu: 5, memory: 5Gi, tier: edge, allocatable: {cpu: 3, memory: 4Gi}}"),
+      std::string::npos)
+      << ay;
+  EXPECT_NE(ay.find("D: {cpu: 3, memory: 3Gi}"), std::string::npos) << ay;
+  const sim::DemandCycleSpec::Stalls& st = authors.demand_cycles[0].spec.stalls;
+  EXPECT_EQ(st.after, 8 * 90 * kSecond);
+  EXPECT_EQ(st.every, 200 * kSecond);
+  EXPECT_EQ(st.min_length, 30 * kSecond);
+  EXPECT_EQ(st.max_length, 100 * kSecond);
+  EXPECT_DOUBLE_EQ(st.depth, 0.3);
+  RunSpec variants;
+  variants.d_size = "minedraft";
+  variants.load_stalls = false;
+  variants.n2_taken_cpu = 0;
+  const std::string vy = scenario_yaml(variants);
+  EXPECT_NE(vy.find("D: {cpu: 2, memory: 2Gi}"), std::string::npos) << vy;
+  EXPECT_EQ(vy.find("stalls"), std::string::npos) << vy;
+  EXPECT_NE(vy.find("{name: N2, cpu: 5, memory: 5Gi, tier: edge, allocatable: {cpu: 4, memory: "
+                    "4Gi}}"),
+            std::string::npos)
+      << vy;
+  EXPECT_EQ(variants.setup_label(), "dSize=minedraft n2Taken=0 stalls=off");
+  EXPECT_EQ(sim::parse_scenario(scenario_yaml(RunSpec::paper_description()), "gen.yaml", ".")
+                .demand_cycles[0]
+                .spec.stalls.every,
+            0);
   EXPECT_NE(ay.find("qosFunction: sqrt, fragmentation: minedraft, podSize: ecmus, lastPod: true, "
                     "suggestPeriod: 1s, maxBatch: 10"),
             std::string::npos)
@@ -299,6 +328,13 @@ TEST(KubeDsmRunsCsv, EverySettingTheSweepVariesMakesADifferentRow) {
     r.hpa_metric = "podRate";
     r.hpa_noise = 0.2;
   });
+  vary([](RunSpec& r) {
+    r.hpa_metric = "podRate";
+    r.hpa_window_s = 60;
+  });
+  vary([](RunSpec& r) { r.d_size = "minedraft"; });
+  vary([](RunSpec& r) { r.n2_taken_cpu = 0; });
+  vary([](RunSpec& r) { r.load_stalls = false; });
   vary([](RunSpec& r) { r.edge = "table4"; });
   vary([](RunSpec& r) { r.fit_check = "exact"; });
   vary([](RunSpec& r) { r.bounded_cloud = false; });
