@@ -33,6 +33,27 @@ MeanCi mean_ci95(const std::vector<double>& values) {
   return r;
 }
 
+MeanCi welch_diff95(const std::vector<double>& a, const std::vector<double>& b) {
+  const MeanCi ca = mean_ci95(a), cb = mean_ci95(b);
+  MeanCi r;
+  r.n = a.size() + b.size();
+  r.mean = ca.mean - cb.mean;
+  r.half = std::nan("");
+  if (a.size() < 2 || b.size() < 2) return r;
+  auto var_of_mean = [](const std::vector<double>& v, double mean) {
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    return ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size());
+  };
+  const double va = var_of_mean(a, ca.mean), vb = var_of_mean(b, cb.mean);
+  if (va + vb <= 0) return r;
+  const double df =
+      (va + vb) * (va + vb) /
+      (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
+  r.half = student_t_quantile(0.975, df) * std::sqrt(va + vb);
+  return r;
+}
+
 double sign_test_p(size_t wins, size_t losses) {
   const size_t n = wins + losses;
   if (n == 0) return 1.0;

@@ -31,6 +31,12 @@ struct PairedTest {
 };
 PairedTest paired_test(const std::vector<double>& a, const std::vector<double>& b);
 
+// Unpaired comparison of two independent samples (Welch): the difference of their means a − b and
+// the half-width of its 95 % confidence interval with Welch–Satterthwaite degrees of freedom
+// (n = a.size() + b.size()). half is NaN when either sample has fewer than two values or both
+// have no spread.
+MeanCi welch_diff95(const std::vector<double>& a, const std::vector<double>& b);
+
 // The exact two-sided sign-test p-value for `wins` and `losses` (ties excluded).
 double sign_test_p(size_t wins, size_t losses);
 

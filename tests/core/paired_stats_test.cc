@@ -54,5 +54,26 @@ TEST(PairedStats, PairedTestCountsAndDifference) {
   EXPECT_THROW(paired_test({1}, {1, 2}), std::invalid_argument);
 }
 
+TEST(PairedStats, WelchDifferenceByHand) {
+  // Equal sizes and variances (1 each): se² = 1/3 + 1/3, Welch df = (2/3)² / (2 · (1/3)² / 2) = 4,
+  // t(0.975, 4) = 2.776445 (tables), half = 2.776445 · √(2/3) = 2.266951.
+  const MeanCi w = welch_diff95({1, 2, 3}, {4, 5, 6});
+  EXPECT_EQ(w.n, 6u);
+  EXPECT_DOUBLE_EQ(w.mean, -3.0);
+  EXPECT_NEAR(w.half, 2.266951, 1e-5);
+  // Unequal spreads: the degrees of freedom lie between the smaller sample's n − 1 and the pooled
+  // na + nb − 2, so the half-width lies between the two t quantiles times the standard error.
+  const std::vector<double> a = {1, 2, 3, 4, 5}, b = {2, 4, 9};
+  const double se = std::sqrt(2.5 / 5 + 13.0 / 3);
+  const MeanCi u = welch_diff95(a, b);
+  EXPECT_DOUBLE_EQ(u.mean, 3.0 - 5.0);
+  EXPECT_GT(u.half, t_quantile_975(6) * se);
+  EXPECT_LT(u.half, t_quantile_975(2) * se);
+  // Too few values, or no spread at all: no interval.
+  EXPECT_TRUE(std::isnan(welch_diff95({1}, {2, 3}).half));
+  EXPECT_TRUE(std::isnan(welch_diff95({1, 1}, {2, 2}).half));
+  EXPECT_DOUBLE_EQ(welch_diff95({1, 1}, {2, 2}).mean, -1.0);
+}
+
 }  // namespace
 }  // namespace orrery

@@ -25,6 +25,9 @@ start + 90(k+1)), k = 0 ... 11.
 4. Counts in cycles 1-7 against genny's draws: the mean bound pods of each deployment against
    E[max(1, round(N(mean c, sd c)))], with c for D as genny's config counts it (3 cores / 3 GB,
    c = 1) and as MineDraft's config does (2 / 2, c = 1.5).
+5. Migrations of Fig. 10's variants (1.3_0.4, 1.4_0.4): a pod of a deployment gone and a new pod
+   of the same deployment bound in the same record is a replacement (a migration, or a
+   scale-down and a scale-up within 30 s); per run, by the tiers it left and joined.
 """
 import json
 import random
@@ -144,6 +147,31 @@ def occupancy(runs):
     return held
 
 
+VARIANTS = [("ecmus-qos-aware", "Original 5/3"), ("ecmus-mid-migration", "MidMig 2/1"),
+            ("ecmus-no-edge-migration", "NoEdgeMig 5/0"),
+            ("ecmus-no-cloud-offload", "NoCloudOffload 0/3"),
+            ("ecmus-no-migration", "NoMigration 0/0")]
+
+
+def replacements(history):
+    moves, prev = Counter(), None
+    for rec in history[::2]:
+        pods = {}
+        for node, names in rec["pod_placement"].items():
+            for name in names:
+                i = name.find("-deployment")
+                if i > 0 and node:
+                    pods[name] = (name[:i].upper(), "cloud" if node == CLOUD else "edge")
+        if prev is not None:
+            for d in "ABCD":
+                gone = sorted(prev[q][1] for q in prev if q not in pods and prev[q][0] == d)
+                new = sorted(pods[q][1] for q in pods if q not in prev and pods[q][0] == d)
+                for a, b in zip(gone, reversed(new)):  # cloud leavers pair with edge joiners
+                    moves[f"{a}->{b}"] += 1
+        prev = pods
+    return moves
+
+
 def expected(mean, sd, c):
     rng = random.Random(1)
     return statistics.mean(max(1, round(rng.gauss(mean * c, sd * c))) for _ in range(100000))
@@ -181,6 +209,17 @@ def main():
                 f"{d} {counts[d]:.2f} (genny {expected(mean, sd, COEF[d]):.2f})" for d in "ABC") +
                   f", D {counts['D']:.2f} (genny 3/3: {expected(mean, sd, 1.0):.2f}, "
                   f"2/2: {expected(mean, sd, 1.5):.2f})")
+    print("== Fig. 10 variants: pod replacements per run")
+    for sched, label in VARIANTS:
+        for scen, paths in sorted(newest_runs(gitdir, sched).items()):
+            if scen not in ("1.3_0.4", "1.4_0.4"):
+                continue
+            total = Counter()
+            for p in paths:
+                total += replacements(json.loads(git(gitdir, "show", "HEAD:" + p)))
+            print(f"  {label} {scen} ({len(paths)} runs): " + ", ".join(
+                f"{k} {v / len(paths):.1f}" for k, v in sorted(total.items())) +
+                  f"; all {sum(total.values()) / len(paths):.1f}")
     return 0
 
 

@@ -148,7 +148,9 @@ std::vector<uint32_t> SchedulerCore::suggest_candidates(const EdgeModel& m) {
 
 Placement SchedulerCore::suggest(const EdgeModel& m) {
   const std::vector<uint32_t> chosen = suggest_candidates(m);
-  // Even with no candidate, makeDecision's empty subset runs bestFit, i.e. reorderEdge.
+  // Even with no candidate, makeDecision's empty subset runs bestFit, i.e. reorderEdge (unless
+  // reorder_without_candidates is off, as in ecmus).
+  if (chosen.empty() && !config_.reorder_without_candidates) return {};
   const Decision d = make_decision(m, chosen, /*do_migrate=*/true);
   return apply_decision(m, d);
 }

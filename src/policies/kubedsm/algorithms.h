@@ -60,6 +60,11 @@ struct Config {
   // skips the cloud pods of services with one running pod; freeEdgeAsNeeded and reorderEdge never
   // move all the running pods of a service. Running = movable model pods.
   bool last_pod = false;
+  // Whether a suggestion with no cloud candidate still reorders the edge. Alg. 3 as printed: yes
+  // (makeDecision's empty subset runs bestFit, i.e. reorderEdge). ecmus: no — SuggestReorder
+  // passes SuggestCloudToEdge's candidates to MakeDecisionForNewPods, which drops its migrations
+  // when the decision moves no pod (alg/cluster.go), so M_C2E 0 (NoCloudOffload) never migrates.
+  bool reorder_without_candidates = true;
 
   // Throws InputError on parameters outside their domain (negative limits, eq. 5).
   void validate() const;

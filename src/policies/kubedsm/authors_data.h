@@ -97,4 +97,53 @@ inline const AuthorsPoint* authors_point(std::string_view series, std::string_vi
   return nullptr;
 }
 
+// Fig. 10's variants, run by run (pooled, idle samples included; the same runs as above, in the
+// order of their file names): the authors' runs of different variants are independent, so their
+// differences are compared unpaired (Welch) in the report.
+struct AuthorsRuns {
+  std::string_view series;
+  std::string_view scenario;
+  double pooled[10];
+};
+
+inline constexpr AuthorsRuns kAuthorsFig10Runs[] = {
+    {"MidMig 2/1",
+     "1.3_0.4",
+     {0.8130, 0.8276, 0.8132, 0.8107, 0.8146, 0.8350, 0.8414, 0.8398, 0.8208, 0.8497}},
+    {"MidMig 2/1",
+     "1.4_0.4",
+     {0.8091, 0.7615, 0.8277, 0.8015, 0.7991, 0.7971, 0.7541, 0.7582, 0.7711, 0.7625}},
+    {"KubeDSM",
+     "1.3_0.4",
+     {0.8494, 0.8111, 0.8288, 0.7872, 0.8278, 0.8178, 0.8225, 0.8161, 0.7915, 0.7633}},
+    {"KubeDSM",
+     "1.4_0.4",
+     {0.7775, 0.7492, 0.7598, 0.7230, 0.7938, 0.7471, 0.7729, 0.7595, 0.7145, 0.7687}},
+    {"NoEdgeMig 5/0",
+     "1.3_0.4",
+     {0.7121, 0.8212, 0.7926, 0.7746, 0.8048, 0.7810, 0.7813, 0.8083, 0.8429, 0.8341}},
+    {"NoEdgeMig 5/0",
+     "1.4_0.4",
+     {0.7493, 0.7278, 0.7335, 0.7676, 0.6983, 0.7993, 0.8105, 0.8157, 0.7055, 0.7834}},
+    {"NoCloudOffload 0/3",
+     "1.3_0.4",
+     {0.6843, 0.6991, 0.7014, 0.7286, 0.7166, 0.7753, 0.7038, 0.7231, 0.7602, 0.6977}},
+    {"NoCloudOffload 0/3",
+     "1.4_0.4",
+     {0.6241, 0.7257, 0.7304, 0.7081, 0.6790, 0.7318, 0.6313, 0.6703, 0.6493, 0.6611}},
+    {"NoMigration 0/0",
+     "1.3_0.4",
+     {0.6921, 0.7510, 0.6497, 0.6185, 0.7444, 0.6715, 0.7285, 0.6812, 0.7559, 0.7521}},
+    {"NoMigration 0/0",
+     "1.4_0.4",
+     {0.7114, 0.7510, 0.6425, 0.5594, 0.6156, 0.6662, 0.5783, 0.6911, 0.6258, 0.6806}},
+};
+
+// The authors' runs of a series and scenario, or nullptr.
+inline const AuthorsRuns* authors_runs(std::string_view series, std::string_view scenario) {
+  for (const AuthorsRuns& r : kAuthorsFig10Runs)
+    if (r.series == series && r.scenario == scenario) return &r;
+  return nullptr;
+}
+
 }  // namespace orrery::kubedsm

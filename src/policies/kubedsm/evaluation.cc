@@ -41,6 +41,7 @@ RunSpec RunSpec::paper_description() {
   r.fragmentation = "orrery";
   r.pod_size = "eq11";
   r.last_pod = false;
+  r.reorder_without_candidates = true;
   r.abandon_migrations = false;
   r.suggest_period_s = 10;
   r.max_batch = 20;
@@ -79,6 +80,8 @@ std::string RunSpec::setup_label() const {
   add(fragmentation != d.fragmentation, "frag=" + fragmentation);
   add(pod_size != d.pod_size, "size=" + pod_size);
   add(last_pod != d.last_pod, std::string("lastPod=") + (last_pod ? "on" : "off"));
+  add(reorder_without_candidates != d.reorder_without_candidates,
+      std::string("idleReorder=") + (reorder_without_candidates ? "on" : "off"));
   add(abandon_migrations != d.abandon_migrations,
       std::string("abandon=") + (abandon_migrations ? "on" : "off"));
   add(suggest_period_s != d.suggest_period_s, "suggest=" + num(suggest_period_s) + "s");
@@ -117,6 +120,7 @@ std::string scenario_yaml(const RunSpec& r) {
     if (r.fit_check != "approximate") args += ", fitCheck: " + r.fit_check;
     if (!r.bounded_cloud) args += ", boundedCloud: false";
     if (r.abandon_migrations) args += ", abandonMigrations: true";
+    if (!r.reorder_without_candidates) args += ", reorderWithoutCandidates: false";
     if (!r.qos.empty()) {
       std::string q;
       for (const auto& [d, v] : r.qos) q += fmt::format("{}{}: {}", q.empty() ? "" : ", ", d, v);

@@ -49,6 +49,9 @@ struct RunSpec {
   std::string fragmentation = "minedraft";  // or "orrery"
   std::string pod_size = "ecmus";           // or "eq11"
   bool last_pod = true;                     // never move a service's last running pod
+  // A suggestion without cloud candidates still reorders the edge (Alg. 3 as printed) or not
+  // (ecmus: MakeDecisionForNewPods drops the migrations of a decision that moves no pod).
+  bool reorder_without_candidates = false;
   // ecmus drops a running migration plan on any deletion or new pod outside it
   // (abandonMigrations; internal/scheduler/scheduler.go flushExpectations).
   bool abandon_migrations = true;

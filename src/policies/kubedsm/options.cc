@@ -72,13 +72,14 @@ Options parse_options(const yaml::Ctx& args) {
                                               "fragmentation",
                                               "podSize",
                                               "lastPod",
+                                              "reorderWithoutCandidates",
                                               "abandonMigrations"};
   for (const std::string& k : args.keys())
     if (!known.count(k))
       args.child(k).fail(
           "unknown KubeDSM setting (known: mC2E, mER, alpha, beta, gamma, "
           "suggestBudget, fitCheck, qosFunction, fragmentation, podSize, lastPod, "
-          "abandonMigrations, migration, "
+          "reorderWithoutCandidates, abandonMigrations, migration, "
           "waitForRunning, boundedCloud, batchWindow, maxBatch, "
           "suggestPeriod, resyncPeriod, stepTimeout, schedulerName, "
           "defaultQosTarget, qosTargets)");
@@ -137,6 +138,8 @@ Options parse_options(const yaml::Ctx& args) {
     o.core.pod_size =
         choice("podSize", {"eq11", "ecmus"}) == "ecmus" ? PodSize::kEcmus : PodSize::kEq11;
   o.core.last_pod = args.bool_or("lastPod", o.core.last_pod);
+  o.core.reorder_without_candidates =
+      args.bool_or("reorderWithoutCandidates", o.core.reorder_without_candidates);
   o.abandon_migrations = args.bool_or("abandonMigrations", o.abandon_migrations);
   if (args.has("migration")) {
     const yaml::Ctx c = args.child("migration");

@@ -164,6 +164,7 @@ std::vector<Point> plan(bool quick, const RunSpec& base) {
     add("fragmentation: orrery", [](RunSpec& r) { r.fragmentation = "orrery"; });
     add("podSize: eq11", [](RunSpec& r) { r.pod_size = "eq11"; });
     add("lastPod: false", [](RunSpec& r) { r.last_pod = false; });
+    add("reorderWithoutCandidates: true", [](RunSpec& r) { r.reorder_without_candidates = true; });
     add("suggestPeriod: 10s", [](RunSpec& r) { r.suggest_period_s = 10; });
     add("maxBatch: 20", [](RunSpec& r) { r.max_batch = 20; });
     add("suggestBudget: reclaimable", [](RunSpec& r) { r.suggest_budget = "reclaimable"; });
@@ -442,7 +443,11 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
     for (const Variant& x : kVariants) v.push_back({avg10(x.label, authors), x.label});
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string s;
-    for (const auto& [val, name] : v) s += (s.empty() ? "" : " > ") + name;
+    for (size_t i = 0; i < v.size(); ++i)  // "=": equal means (identical runs)
+      s += (i == 0                                           ? ""
+            : std::abs(v[i].first - v[i - 1].first) <= 1e-12 ? " = "
+                                                             : " > ") +
+           v[i].second;
     return s;
   };
   c.table.add_row({"Fig. 10 (1.3_0.4, 1.4_0.4): variants by pooled edge ratio",
@@ -521,6 +526,64 @@ report::Table scenario_table(const SampleMap& m, const std::vector<Point>& pts,
   return t;
 }
 
+// Fig. 10, per scenario the authors ran every variant on: each pair of variants, the better in the
+// authors' means first, ours as a paired difference over the same seeds, theirs as an
+// unpaired (Welch) difference of independent runs, and whether the two agree at 95 %: "same
+// order" when both intervals exclude 0 on the same side, "neither resolves it" when both include
+// 0, otherwise what differs.
+report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pts, Json* json) {
+  const FigureLayout l = layout(pts, "fig10");
+  report::Table t;
+  t.caption =
+      "Fig. 10 pairs, the better in the authors' means first: pooled edge ratio difference in "
+      "points, "
+      "ours paired over the same seeds (mean [95 % CI], wins–losses, sign test), theirs over "
+      "independent runs (Welch mean [95 % CI]; MineDraft, 10 runs each)";
+  t.columns = {"scenario", "pair", "orrery", "authors' runs", "verdict"};
+  for (const std::string& g : l.groups) {
+    std::vector<std::pair<double, std::string>> order;  // the authors' means, best first
+    for (const Variant& v : kVariants)
+      if (const AuthorsRuns* r = authors_runs(authors_series(v.label), g))
+        order.push_back({mean_ci95({std::begin(r->pooled), std::end(r->pooled)}).mean, v.label});
+    if (order.size() != std::size(kVariants)) continue;
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
+    for (size_t i = 0; i + 1 < order.size(); ++i)
+      for (size_t k = i + 1; k < order.size(); ++k) {
+        const std::string& hi = order[i].second;
+        const std::string& lo = order[k].second;
+        const Samples* a = find(m, "fig10", g, hi);
+        const Samples* b = find(m, "fig10", g, lo);
+        if (!a || !b) continue;
+        const AuthorsRuns* ra = authors_runs(authors_series(hi), g);
+        const AuthorsRuns* rb = authors_runs(authors_series(lo), g);
+        const PairedTest ours = paired_test(a->pooled, b->pooled);
+        const MeanCi theirs = welch_diff95({std::begin(ra->pooled), std::end(ra->pooled)},
+                                           {std::begin(rb->pooled), std::end(rb->pooled)});
+        auto side = [](double mean, double half) {
+          return !std::isfinite(half) ? 0 : mean - half > 0 ? 1 : mean + half < 0 ? -1 : 0;
+        };
+        const int so = ours.ties == ours.n ? 0 : side(ours.diff.mean, ours.diff.half);
+        const int st = side(theirs.mean, theirs.half);
+        const std::string verdict = so == st  ? (st == 0 ? "neither resolves it" : "same order")
+                                    : st == 0 ? "theirs does not resolve it; ours does"
+                                    : so == 0 ? "ours does not resolve it"
+                                              : "opposite order";
+        const std::string pair = hi + " − " + lo;
+        t.add_row(
+            {g, pair, ours.ties == ours.n ? "identical runs" : paired_text(ours),
+             fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp", 100 * theirs.mean,
+                         100 * (theirs.mean - theirs.half), 100 * (theirs.mean + theirs.half)),
+             verdict});
+        Json& j = (*json)[g][pair];
+        j = paired_json(ours);
+        j["authors_mean_diff"] = theirs.mean;
+        j["authors_ci95_half"] = theirs.half;
+        j["verdict"] = verdict;
+      }
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResult>& results) {
@@ -529,7 +592,7 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
       "edge_ratio_sd,A,B,C,D,migrations,demand,edge,bounded_cloud,fit_check,qos_function,"
       "fragmentation,pod_size,last_pod,suggest_period_s,max_batch,idle_head_s,idle_tail_s,"
       "edge_ratio_pooled,edge_ratio_pooled_busy,system_reserved,scale_down,abandon_migrations,"
-      "hpa_metric,d_size,n2_taken_cpu,load_stalls\n";
+      "hpa_metric,d_size,n2_taken_cpu,load_stalls,reorder_without_candidates\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSpec& r = runs[i];
     const RunResult& res = results[i];
@@ -559,8 +622,8 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
       csv += ":" + fmt_double(r.hpa_noise);
       if (r.hpa_window_s > 0) csv += ":" + fmt_double(r.hpa_window_s) + "s";
     }
-    csv += fmt::format(",{},{},{}\n", r.demand_count == "genny" ? r.d_size : "", r.n2_taken_cpu,
-                       r.load_stalls ? 1 : 0);
+    csv += fmt::format(",{},{},{},{}\n", r.demand_count == "genny" ? r.d_size : "", r.n2_taken_cpu,
+                       r.load_stalls ? 1 : 0, k ? (r.reorder_without_candidates ? "1" : "0") : "");
   }
   return csv;
 }
@@ -737,7 +800,8 @@ ReproResult run_repro(const ReproOptions& o) {
                   "scenario (mean_sd)", "edge ratio (pooled)", Format::kPercent, pooled_of))
       .chart(bars(samples, pts, "fig10", "Completed migrations per run", "scenario (mean_sd)",
                   "migrations", Format::kNumber, mig_of),
-             "K8S never migrates.");
+             "K8S never migrates.")
+      .table(fig10_pairs_table(samples, pts, &paired["fig10"]));
   doc.section("Fig. 11 — QoS scenarios (1.5_0.4)")
       .paragraph(
           "Original: every target 1. AllHalf: 0.5 each. C>A: A 0.5, B 0.1, C 1, D 0.1. "

@@ -120,6 +120,31 @@ TEST(LastPodRule, FreeingKeepsOneRunningPodPerService) {
   EXPECT_EQ(m.pods[freed[0]].service, 0u);
 }
 
+// No pod on the cloud (no candidate for suggest) and two half-used edge nodes: putting both pods
+// on one node lowers fragmentation, so Alg. 3 as printed reorders the edge; ecmus's suggestion
+// moves no pod and drops the reorder (alg/cluster.go MakeDecisionForNewPods).
+TEST(ReorderWithoutCandidates, EcmusReordersOnlyForACandidate) {
+  EdgeModel m;
+  m.add_node(units(2, 2), "e0");
+  m.add_node(units(2, 2), "e1");
+  m.add_service("a", units(1, 1), 1.0);
+  m.add_pod(0, 0);
+  m.add_pod(0, 1);
+  Config c;
+  c.suggest_budget = SuggestBudget::kFree;
+  SchedulerCore printed(c);
+  ASSERT_TRUE(printed.suggest_candidates(m).empty());
+  const Placement p = printed.suggest(m);
+  ASSERT_EQ(p.migrations.size(), 1u);
+  EXPECT_NE(p.migrations[0].from, p.migrations[0].to);
+  EXPECT_NE(p.migrations[0].to, kCloud);
+  c.reorder_without_candidates = false;
+  EXPECT_TRUE(SchedulerCore(c).suggest(m).empty());
+  // With a cloud pod that fits, ecmus reorders as part of the suggestion again.
+  m.add_pod(0, kCloud);
+  EXPECT_FALSE(SchedulerCore(c).suggest(m).empty());
+}
+
 yaml::Ctx args(const std::string& text) {
   return {"kubedsm.yaml", yaml::parse_document(text, "kubedsm.yaml"), "args", 1};
 }
@@ -130,14 +155,17 @@ TEST(EcmusOptions, ParseAndDefaults) {
   EXPECT_EQ(d.core.frag, FragFormula::kMineDraft);
   EXPECT_EQ(d.core.pod_size, PodSize::kEq11);
   EXPECT_FALSE(d.core.last_pod);
+  EXPECT_TRUE(d.core.reorder_without_candidates);
   EXPECT_FALSE(d.abandon_migrations);
   EXPECT_TRUE(parse_options(args("abandonMigrations: true\n")).abandon_migrations);
-  const Options o = parse_options(
-      args("qosFunction: sqrt\nfragmentation: orrery\npodSize: ecmus\nlastPod: true\n"));
+  const Options o =
+      parse_options(args("qosFunction: sqrt\nfragmentation: orrery\npodSize: ecmus\nlastPod: true\n"
+                         "reorderWithoutCandidates: false\n"));
   EXPECT_EQ(o.core.qos.shape, QosShape::kSqrt);
   EXPECT_EQ(o.core.frag, FragFormula::kOrrery);
   EXPECT_EQ(o.core.pod_size, PodSize::kEcmus);
   EXPECT_TRUE(o.core.last_pod);
+  EXPECT_FALSE(o.core.reorder_without_candidates);
   try {
     parse_options(args("qosFunction: cubic\n"));
     FAIL() << "no error";
