@@ -27,7 +27,8 @@ start + 90(k+1)), k = 0 ... 11.
    c = 1) and as MineDraft's config does (2 / 2, c = 1.5).
 5. Migrations of Fig. 10's variants (1.3_0.4, 1.4_0.4): a pod of a deployment gone and a new pod
    of the same deployment bound in the same record is a replacement (a migration, or a
-   scale-down and a scale-up within 30 s); per run, by the tiers it left and joined.
+   scale-down and a scale-up within 30 s); per run, on the same node, or by the tiers it left
+   and joined.
 """
 import json
 import random
@@ -154,6 +155,8 @@ VARIANTS = [("ecmus-qos-aware", "Original 5/3"), ("ecmus-mid-migration", "MidMig
 
 
 def replacements(history):
+    """Per record and deployment, pods gone paired with pods new: a new pod on the node a gone
+    one left is "same node"; the others pair cloud leavers with edge joiners first."""
     moves, prev = Counter(), None
     for rec in history[::2]:
         pods = {}
@@ -161,12 +164,17 @@ def replacements(history):
             for name in names:
                 i = name.find("-deployment")
                 if i > 0 and node:
-                    pods[name] = (name[:i].upper(), "cloud" if node == CLOUD else "edge")
+                    pods[name] = (name[:i].upper(), node)
         if prev is not None:
             for d in "ABCD":
-                gone = sorted(prev[q][1] for q in prev if q not in pods and prev[q][0] == d)
-                new = sorted(pods[q][1] for q in pods if q not in prev and pods[q][0] == d)
-                for a, b in zip(gone, reversed(new)):  # cloud leavers pair with edge joiners
+                gone = Counter(prev[q][1] for q in prev if q not in pods and prev[q][0] == d)
+                new = Counter(pods[q][1] for q in pods if q not in prev and pods[q][0] == d)
+                same = gone & new
+                moves["same node"] += sum(same.values())
+                tier = lambda n: "cloud" if n == CLOUD else "edge"
+                rest_gone = sorted(tier(n) for n in (gone - same).elements())
+                rest_new = sorted((tier(n) for n in (new - same).elements()), reverse=True)
+                for a, b in zip(rest_gone, rest_new):
                     moves[f"{a}->{b}"] += 1
         prev = pods
     return moves
