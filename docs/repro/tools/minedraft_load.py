@@ -29,6 +29,8 @@ start + 90(k+1)), k = 0 ... 11.
    of the same deployment bound in the same record is a replacement (a migration, or a
    scale-down and a scale-up within 30 s); per run, on the same node, or by the tiers it left
    and joined.
+6. The idle head and tail (before the first and after the last record in which some deployment
+   has more than one pod): the share of A-D's pods on the edge, over those records.
 """
 import json
 import random
@@ -180,6 +182,25 @@ def replacements(history):
     return moves
 
 
+def idle_edge_shares(history):
+    """(edge shares of the head's records, of the tail's records)."""
+    rows = []
+    for rec in history[::2]:
+        edge = total = 0
+        pods = Counter()
+        for node, names in rec["pod_placement"].items():
+            for name in names:
+                i = name.find("-deployment")
+                if i > 0 and node:
+                    total += 1
+                    edge += node in EDGE
+                    pods[name[:i]] += 1
+        rows.append((edge, total, any(n > 1 for n in pods.values())))
+    busy = [i for i, r in enumerate(rows) if r[2]]
+    share = lambda rs: [e / t for e, t, _ in rs if t]
+    return share(rows[:busy[0]]), share(rows[busy[-1] + 1:])
+
+
 def expected(mean, sd, c):
     rng = random.Random(1)
     return statistics.mean(max(1, round(rng.gauss(mean * c, sd * c))) for _ in range(100000))
@@ -208,6 +229,14 @@ def main():
             total = sum(hist.values())
             print(f"  {node} cores of pods while A or C waits on the cloud: " +
                   ", ".join(f"{c}: {n / total:.0%}" for c, n in sorted(hist.items())))
+        for scen in by_scen:
+            head, tail = [], []
+            for p in newest_runs(gitdir, sched)[scen]:
+                h, t = idle_edge_shares(json.loads(git(gitdir, "show", "HEAD:" + p)))
+                head += h
+                tail += t
+            print(f"  {scen} idle records on the edge: head {statistics.mean(head):.0%}, "
+                  f"tail {statistics.mean(tail):.0%}")
         for scen, rs in by_scen.items():
             mean, sd = map(float, scen.split("_"))
             counts = {d: statistics.mean(statistics.mean(r[2][d] for k, r in cycles(run)[0]
