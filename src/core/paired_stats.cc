@@ -33,12 +33,12 @@ MeanCi mean_ci95(const std::vector<double>& values) {
   return r;
 }
 
-MeanCi welch_diff95(const std::vector<double>& a, const std::vector<double>& b) {
+WelchTest welch_test(const std::vector<double>& a, const std::vector<double>& b) {
   const MeanCi ca = mean_ci95(a), cb = mean_ci95(b);
-  MeanCi r;
-  r.n = a.size() + b.size();
-  r.mean = ca.mean - cb.mean;
-  r.half = std::nan("");
+  WelchTest r;
+  r.diff.n = a.size() + b.size();
+  r.diff.mean = ca.mean - cb.mean;
+  r.diff.half = r.df = std::nan("");
   if (a.size() < 2 || b.size() < 2) return r;
   auto var_of_mean = [](const std::vector<double>& v, double mean) {
     double ss = 0;
@@ -47,11 +47,32 @@ MeanCi welch_diff95(const std::vector<double>& a, const std::vector<double>& b) 
   };
   const double va = var_of_mean(a, ca.mean), vb = var_of_mean(b, cb.mean);
   if (va + vb <= 0) return r;
-  const double df =
+  r.df =
       (va + vb) * (va + vb) /
       (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
-  r.half = student_t_quantile(0.975, df) * std::sqrt(va + vb);
+  r.diff.half = student_t_quantile(0.975, r.df) * std::sqrt(va + vb);
+  r.p = 2 * (1 - student_t_cdf(std::abs(r.diff.mean) / std::sqrt(va + vb), r.df));
   return r;
+}
+
+double paired_t_p(const PairedTest& t) {
+  if (t.n < 2 || !std::isfinite(t.diff.half)) return 1.0;
+  if (t.diff.half <= 0) return t.diff.mean == 0 ? 1.0 : 0.0;
+  const double se = t.diff.half / t_quantile_975(t.n - 1);
+  return 2 * (1 - student_t_cdf(std::abs(t.diff.mean) / se, static_cast<double>(t.n - 1)));
+}
+
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  std::vector<size_t> order(p.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return p[x] < p[y]; });
+  std::vector<double> out(p.size());
+  double running = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(p.size() - k) * p[order[k]]));
+    out[order[k]] = running;
+  }
+  return out;
 }
 
 double sign_test_p(size_t wins, size_t losses) {

@@ -33,9 +33,21 @@ PairedTest paired_test(const std::vector<double>& a, const std::vector<double>& 
 
 // Unpaired comparison of two independent samples (Welch): the difference of their means a − b and
 // the half-width of its 95 % confidence interval with Welch–Satterthwaite degrees of freedom
-// (n = a.size() + b.size()). half is NaN when either sample has fewer than two values or both
-// have no spread.
-MeanCi welch_diff95(const std::vector<double>& a, const std::vector<double>& b);
+// (diff.n = a.size() + b.size()), and the two-sided p of the t test. diff.half and df are NaN and
+// p is 1 when either sample has fewer than two values or neither has any spread.
+struct WelchTest {
+  MeanCi diff;
+  double df = 0;
+  double p = 1;
+};
+WelchTest welch_test(const std::vector<double>& a, const std::vector<double>& b);
+
+// The two-sided p of a paired t test on `t`'s differences: 1 when they are all 0, 0 when they
+// are all the same non-zero value.
+double paired_t_p(const PairedTest& t);
+
+// Holm's step-down adjustment (family-wise error) of a family of p-values, in the given order.
+std::vector<double> holm_adjust(const std::vector<double>& p);
 
 // The exact two-sided sign-test p-value for `wins` and `losses` (ties excluded).
 double sign_test_p(size_t wins, size_t losses);

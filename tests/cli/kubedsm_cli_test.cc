@@ -62,6 +62,8 @@ TEST(KubeDsmCli, QuickReproWritesTheReportDeterministically) {
   EXPECT_EQ(tie["ties"].get<int>(), 1) << tie.dump();
   EXPECT_GT(tie["authors_mean_diff"].get<double>(), 0.0);
   EXPECT_EQ(tie["verdict"], "neither resolves it");
+  EXPECT_DOUBLE_EQ(tie["holm_p"].get<double>(), 1.0);
+  EXPECT_GT(tie["authors_holm_p"].get<double>(), 0.05);
   const std::string html = slurp(a + "/kubedsm.html");
   EXPECT_NE(html.find("Fig. 10 pairs, the better in the authors&#39; means first"), std::string::npos);
   for (const char* s : {"Fig. 4", "Fig. 5", "Figs 8–9", "Fig. 10", "Fig. 11", "<svg"})

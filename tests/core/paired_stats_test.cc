@@ -56,23 +56,48 @@ TEST(PairedStats, PairedTestCountsAndDifference) {
 
 TEST(PairedStats, WelchDifferenceByHand) {
   // Equal sizes and variances (1 each): se² = 1/3 + 1/3, Welch df = (2/3)² / (2 · (1/3)² / 2) = 4,
-  // t(0.975, 4) = 2.776445 (tables), half = 2.776445 · √(2/3) = 2.266951.
-  const MeanCi w = welch_diff95({1, 2, 3}, {4, 5, 6});
-  EXPECT_EQ(w.n, 6u);
-  EXPECT_DOUBLE_EQ(w.mean, -3.0);
-  EXPECT_NEAR(w.half, 2.266951, 1e-5);
+  // t(0.975, 4) = 2.776445 (tables), half = 2.776445 · √(2/3) = 2.266951; t = 3 / √(2/3) = 3.674,
+  // between the tables' 0.99 (3.747) and 0.975 (2.776) quantiles of t(4): 0.02 < p < 0.05.
+  const WelchTest w = welch_test({1, 2, 3}, {4, 5, 6});
+  EXPECT_EQ(w.diff.n, 6u);
+  EXPECT_DOUBLE_EQ(w.diff.mean, -3.0);
+  EXPECT_NEAR(w.df, 4.0, 1e-12);
+  EXPECT_NEAR(w.diff.half, 2.266951, 1e-5);
+  EXPECT_GT(w.p, 0.02);
+  EXPECT_LT(w.p, 0.05);
   // Unequal spreads: the degrees of freedom lie between the smaller sample's n − 1 and the pooled
   // na + nb − 2, so the half-width lies between the two t quantiles times the standard error.
   const std::vector<double> a = {1, 2, 3, 4, 5}, b = {2, 4, 9};
   const double se = std::sqrt(2.5 / 5 + 13.0 / 3);
-  const MeanCi u = welch_diff95(a, b);
-  EXPECT_DOUBLE_EQ(u.mean, 3.0 - 5.0);
-  EXPECT_GT(u.half, t_quantile_975(6) * se);
-  EXPECT_LT(u.half, t_quantile_975(2) * se);
-  // Too few values, or no spread at all: no interval.
-  EXPECT_TRUE(std::isnan(welch_diff95({1}, {2, 3}).half));
-  EXPECT_TRUE(std::isnan(welch_diff95({1, 1}, {2, 2}).half));
-  EXPECT_DOUBLE_EQ(welch_diff95({1, 1}, {2, 2}).mean, -1.0);
+  const WelchTest u = welch_test(a, b);
+  EXPECT_DOUBLE_EQ(u.diff.mean, 3.0 - 5.0);
+  EXPECT_GT(u.df, 2.0);
+  EXPECT_LT(u.df, 6.0);
+  EXPECT_GT(u.diff.half, t_quantile_975(6) * se);
+  EXPECT_LT(u.diff.half, t_quantile_975(2) * se);
+  EXPECT_GT(u.p, 0.05);  // |t| = 2 / 2.2 < 1
+  // Too few values, or no spread at all: no interval, p 1.
+  EXPECT_TRUE(std::isnan(welch_test({1}, {2, 3}).diff.half));
+  EXPECT_TRUE(std::isnan(welch_test({1, 1}, {2, 2}).diff.half));
+  EXPECT_DOUBLE_EQ(welch_test({1, 1}, {2, 2}).diff.mean, -1.0);
+  EXPECT_DOUBLE_EQ(welch_test({1, 1}, {2, 2}).p, 1.0);
+}
+
+TEST(PairedStats, PairedTPAndHolmByHand) {
+  // Differences 1, 2, 3: mean 2, sd 1, t = 2 / (1 / √3) = 3.464 with 2 df, two-sided p =
+  // 0.0742 (t(2) has P(|T| > t) = 1 − t / √(t² + 2) = 1 − 3.464 / 3.742 = 0.0742).
+  EXPECT_NEAR(paired_t_p(paired_test({2, 4, 6}, {1, 2, 3})), 0.0742, 1e-4);
+  EXPECT_DOUBLE_EQ(paired_t_p(paired_test({1, 2}, {1, 2})), 1.0);  // all ties
+  EXPECT_DOUBLE_EQ(paired_t_p(paired_test({2, 3}, {1, 2})), 0.0);  // the same difference
+  // Holm: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04, made
+  // monotone (0.04 → 0.06), back in the given order.
+  const std::vector<double> h = holm_adjust({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_NEAR(h[0], 0.03, 1e-12);
+  EXPECT_NEAR(h[1], 0.06, 1e-12);
+  EXPECT_NEAR(h[2], 0.06, 1e-12);
+  EXPECT_NEAR(h[3], 0.02, 1e-12);
+  EXPECT_DOUBLE_EQ(holm_adjust({0.6, 0.7})[1], 1.0);  // capped at 1
 }
 
 }  // namespace

@@ -527,19 +527,24 @@ report::Table scenario_table(const SampleMap& m, const std::vector<Point>& pts,
 }
 
 // Fig. 10, per scenario the authors ran every variant on: each pair of variants, the better in the
-// authors' means first, ours as a paired difference over the same seeds, theirs as an
-// unpaired (Welch) difference of independent runs, and whether the two agree at 95 %: "same
-// order" when both intervals exclude 0 on the same side, "neither resolves it" when both include
-// 0, otherwise what differs.
+// authors' means first, ours as a paired difference over the same seeds (paired t test), theirs
+// as an unpaired (Welch) difference of independent runs. The 10 pairs of a scenario are a family:
+// each side's p-values are Holm-adjusted, and a side resolves a pair when its adjusted p < 0.05.
 report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pts, Json* json) {
   const FigureLayout l = layout(pts, "fig10");
   report::Table t;
   t.caption =
       "Fig. 10 pairs, the better in the authors' means first: pooled edge ratio difference in "
-      "points, "
-      "ours paired over the same seeds (mean [95 % CI], wins–losses, sign test), theirs over "
-      "independent runs (Welch mean [95 % CI]; MineDraft, 10 runs each)";
+      "points; ours paired over the same seeds (mean [95 % CI], wins–losses, Holm-adjusted p of "
+      "the paired t test over the scenario's 10 pairs), theirs over independent runs (Welch mean "
+      "[95 % CI], Holm-adjusted p; MineDraft, 10 runs each); a side resolves a pair at adjusted "
+      "p < 0.05";
   t.columns = {"scenario", "pair", "orrery", "authors' runs", "verdict"};
+  struct Pair {
+    std::string name;
+    PairedTest ours;
+    WelchTest theirs;
+  };
   for (const std::string& g : l.groups) {
     std::vector<std::pair<double, std::string>> order;  // the authors' means, best first
     for (const Variant& v : kVariants)
@@ -547,39 +552,55 @@ report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pt
         order.push_back({mean_ci95({std::begin(r->pooled), std::end(r->pooled)}).mean, v.label});
     if (order.size() != std::size(kVariants)) continue;
     std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
+    std::vector<Pair> pairs;
     for (size_t i = 0; i + 1 < order.size(); ++i)
       for (size_t k = i + 1; k < order.size(); ++k) {
-        const std::string& hi = order[i].second;
-        const std::string& lo = order[k].second;
-        const Samples* a = find(m, "fig10", g, hi);
-        const Samples* b = find(m, "fig10", g, lo);
+        const Samples* a = find(m, "fig10", g, order[i].second);
+        const Samples* b = find(m, "fig10", g, order[k].second);
+        const AuthorsRuns* ra = authors_runs(authors_series(order[i].second), g);
+        const AuthorsRuns* rb = authors_runs(authors_series(order[k].second), g);
         if (!a || !b) continue;
-        const AuthorsRuns* ra = authors_runs(authors_series(hi), g);
-        const AuthorsRuns* rb = authors_runs(authors_series(lo), g);
-        const PairedTest ours = paired_test(a->pooled, b->pooled);
-        const MeanCi theirs = welch_diff95({std::begin(ra->pooled), std::end(ra->pooled)},
-                                           {std::begin(rb->pooled), std::end(rb->pooled)});
-        auto side = [](double mean, double half) {
-          return !std::isfinite(half) ? 0 : mean - half > 0 ? 1 : mean + half < 0 ? -1 : 0;
-        };
-        const int so = ours.ties == ours.n ? 0 : side(ours.diff.mean, ours.diff.half);
-        const int st = side(theirs.mean, theirs.half);
-        const std::string verdict = so == st  ? (st == 0 ? "neither resolves it" : "same order")
-                                    : st == 0 ? "theirs does not resolve it; ours does"
-                                    : so == 0 ? "ours does not resolve it"
-                                              : "opposite order";
-        const std::string pair = hi + " − " + lo;
-        t.add_row(
-            {g, pair, ours.ties == ours.n ? "identical runs" : paired_text(ours),
-             fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp", 100 * theirs.mean,
-                         100 * (theirs.mean - theirs.half), 100 * (theirs.mean + theirs.half)),
-             verdict});
-        Json& j = (*json)[g][pair];
-        j = paired_json(ours);
-        j["authors_mean_diff"] = theirs.mean;
-        j["authors_ci95_half"] = theirs.half;
-        j["verdict"] = verdict;
+        pairs.push_back({order[i].second + " − " + order[k].second,
+                         paired_test(a->pooled, b->pooled),
+                         welch_test({std::begin(ra->pooled), std::end(ra->pooled)},
+                                    {std::begin(rb->pooled), std::end(rb->pooled)})});
       }
+    std::vector<double> p_ours, p_theirs;
+    for (const Pair& x : pairs) {
+      p_ours.push_back(paired_t_p(x.ours));
+      p_theirs.push_back(x.theirs.p);
+    }
+    p_ours = holm_adjust(p_ours);
+    p_theirs = holm_adjust(p_theirs);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const Pair& x = pairs[i];
+      auto side = [](double mean, double p) { return p >= 0.05 ? 0 : mean > 0 ? 1 : -1; };
+      const int so = side(x.ours.diff.mean, p_ours[i]);
+      const int st = side(x.theirs.diff.mean, p_theirs[i]);
+      const std::string verdict = so == st  ? (st == 0 ? "neither resolves it" : "same order")
+                                  : st == 0 ? "theirs does not resolve it; ours does"
+                                  : so == 0 ? "ours does not resolve it"
+                                            : "opposite order";
+      const MeanCi& d = x.theirs.diff;
+      t.add_row(
+          {g, x.name,
+           x.ours.ties == x.ours.n
+               ? std::string("identical runs")
+               : fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}–{}, p = {:.2g}",
+                             100 * x.ours.diff.mean, 100 * (x.ours.diff.mean - x.ours.diff.half),
+                             100 * (x.ours.diff.mean + x.ours.diff.half), x.ours.wins,
+                             x.ours.losses, p_ours[i]),
+           fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, p = {:.2g}", 100 * d.mean,
+                       100 * (d.mean - d.half), 100 * (d.mean + d.half), p_theirs[i]),
+           verdict});
+      Json& j = (*json)[g][x.name];
+      j = paired_json(x.ours);
+      j["holm_p"] = p_ours[i];
+      j["authors_mean_diff"] = d.mean;
+      j["authors_ci95_half"] = d.half;
+      j["authors_holm_p"] = p_theirs[i];
+      j["verdict"] = verdict;
+    }
   }
   return t;
 }
