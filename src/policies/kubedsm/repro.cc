@@ -530,6 +530,10 @@ report::Table scenario_table(const SampleMap& m, const std::vector<Point>& pts,
 // authors' means first, ours as a paired difference over the same seeds (paired t test), theirs
 // as an unpaired (Welch) difference of independent runs. The 10 pairs of a scenario are a family:
 // each side's p-values are Holm-adjusted, and a side resolves a pair when its adjusted p < 0.05.
+std::string p_text(double p) {
+  return p < 0.001 ? std::string("p < 0.001") : fmt::format("p = {:.2g}", p);
+}
+
 report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pts, Json* json) {
   const FigureLayout l = layout(pts, "fig10");
   report::Table t;
@@ -586,12 +590,12 @@ report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pt
           {g, x.name,
            x.ours.ties == x.ours.n
                ? std::string("identical runs")
-               : fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}–{}, p = {:.2g}",
-                             100 * x.ours.diff.mean, 100 * (x.ours.diff.mean - x.ours.diff.half),
+               : fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}–{}, {}", 100 * x.ours.diff.mean,
+                             100 * (x.ours.diff.mean - x.ours.diff.half),
                              100 * (x.ours.diff.mean + x.ours.diff.half), x.ours.wins,
-                             x.ours.losses, p_ours[i]),
-           fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, p = {:.2g}", 100 * d.mean,
-                       100 * (d.mean - d.half), 100 * (d.mean + d.half), p_theirs[i]),
+                             x.ours.losses, p_text(p_ours[i])),
+           fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}", 100 * d.mean, 100 * (d.mean - d.half),
+                       100 * (d.mean + d.half), p_text(p_theirs[i])),
            verdict});
       Json& j = (*json)[g][x.name];
       j = paired_json(x.ours);
