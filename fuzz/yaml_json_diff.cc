@@ -7,8 +7,10 @@
 // Both texts go through parse_k8s_objects + build_cluster; both must fail, or both succeed with
 // the same fingerprint (core/cluster_check.h: everything the scheduler reads).
 // Inputs the conversion cannot express the same way are skipped: anchors/aliases and tags,
-// non-scalar or duplicate keys, the merge key "<<", and invalid UTF-8 (refused by the loader
-// even in comments, which the JSON form drops).
+// non-scalar or duplicate keys, the merge key "<<", keys longer than 1024 characters (YAML's limit
+// for implicit keys, which yaml-cpp enforces in flow mappings, i.e. in the JSON form, but not in
+// block mappings; no Kubernetes key comes near it), and invalid UTF-8 (refused by the loader even
+// in comments, which the JSON form drops).
 #include <yaml-cpp/yaml.h>
 
 #include <set>
@@ -100,9 +102,13 @@ void to_json(const YAML::Node& n, std::string& out, int depth) {
       for (auto it = n.begin(); it != n.end(); ++it) {
         if (!it->first.IsScalar() || it->first.Scalar() == "<<") throw Unconvertible{};
         if (!keys.insert(it->first.Scalar()).second) throw Unconvertible{};
+        std::string key;
+        json_string(it->first.Scalar(), key);
+        if (key.size() > 1024 + 2)
+          throw Unconvertible{};  // YAML's implicit-key limit, quotes aside
         if (!first) out += ',';
         first = false;
-        json_string(it->first.Scalar(), out);
+        out += key;
         out += ':';
         to_json(it->second, out, depth + 1);
       }

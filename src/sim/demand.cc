@@ -52,7 +52,8 @@ std::vector<double> per_service_cycles(const DemandCycleSpec& spec,
   return fractions;
 }
 
-// `d` with its load multiplied by `depth` inside each of `episodes` (sorted, disjoint).
+// `d` with its load multiplied by `depth` inside each of `episodes` (sorted, disjoint): one pass
+// over the merged step and episode boundaries.
 Demand with_stalls(const Demand& d, const std::vector<std::pair<Time, Time>>& episodes,
                    double depth) {
   std::vector<Time> times;
@@ -61,10 +62,10 @@ Demand with_stalls(const Demand& d, const std::vector<std::pair<Time, Time>>& ep
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   Demand out;
+  size_t ep = 0;
   for (Time t : times) {
-    const bool stalled = std::any_of(episodes.begin(), episodes.end(), [t](const auto& ep) {
-      return ep.first <= t && t < ep.second;
-    });
+    while (ep < episodes.size() && episodes[ep].second <= t) ++ep;  // episodes ended by t
+    const bool stalled = ep < episodes.size() && episodes[ep].first <= t;
     out.set(t, d.at(t) * (stalled ? depth : 1.0));
   }
   return out;

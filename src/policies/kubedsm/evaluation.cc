@@ -205,7 +205,8 @@ std::string scenario_yaml(const RunSpec& r) {
       r.d_size == "minedraft" ? "cpu: 2, memory: 2Gi" : "cpu: 3, memory: 3Gi";
   if (r.demand_count == "genny")
     // genny: the edge of the authors' config less 1 core and 1 GB per node (its load_config),
-    // each service counted in its config's size (D 3 cores / 3 GB there).
+    // each service counted in its config's size (D 3 cores / 3 GB there; d_size "minedraft":
+    // 2 / 2, MineDraft's config).
     y += fmt::format(
         "- demand_cycles: {{deployments: [A, B, C, D], cycles: {}, period: {}s, mean: {}, sd: {}, "
         "draw: per-service, basis: {{cpu: 11, memory: 13Gi}}, sizes: {{A: {{cpu: 1, memory: 1Gi}}, "

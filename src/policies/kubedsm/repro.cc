@@ -526,16 +526,68 @@ report::Table scenario_table(const SampleMap& m, const std::vector<Point>& pts,
   return t;
 }
 
-// Fig. 10, per scenario the authors ran every variant on: each pair of variants, the better in the
-// authors' means first, ours as a paired difference over the same seeds (paired t test), theirs
-// as an unpaired (Welch) difference of independent runs. The 10 pairs of a scenario are a family:
-// each side's p-values are Holm-adjusted, and a side resolves a pair when its adjusted p < 0.05.
 std::string p_text(double p) {
   return p < 0.001 ? std::string("p < 0.001") : fmt::format("p = {:.2g}", p);
 }
 
+// One pair of Fig. 10's variants in one scenario: ours paired over seeds, the authors' runs
+// compared unpaired (Welch), each with its Holm-adjusted p (set by fig10_pairs).
+struct Fig10Pair {
+  std::string name;  // "MidMig − Original", the better in the authors' means first
+  PairedTest ours;
+  WelchTest theirs;
+  double ours_p = 1, theirs_p = 1;
+};
+
+// Every pair of variants in scenario `g`, when the authors ran all five there (else none). The
+// pairs of a scenario are a family: each side's p-values (paired t, Welch t) are Holm-adjusted.
+std::vector<Fig10Pair> fig10_pairs(const SampleMap& m, const std::string& g) {
+  std::vector<std::pair<double, std::string>> order;  // the authors' means, best first
+  for (const Variant& v : kVariants)
+    if (const AuthorsRuns* r = authors_runs(authors_series(v.label), g))
+      order.push_back({mean_ci95({std::begin(r->pooled), std::end(r->pooled)}).mean, v.label});
+  std::vector<Fig10Pair> pairs;
+  if (order.size() != std::size(kVariants)) return pairs;
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
+  auto runs = [&](const std::string& v) {
+    const AuthorsRuns* r = authors_runs(authors_series(v), g);
+    return std::vector<double>(std::begin(r->pooled), std::end(r->pooled));
+  };
+  for (size_t i = 0; i + 1 < order.size(); ++i)
+    for (size_t k = i + 1; k < order.size(); ++k) {
+      const Samples* a = find(m, "fig10", g, order[i].second);
+      const Samples* b = find(m, "fig10", g, order[k].second);
+      if (!a || !b) continue;
+      pairs.push_back({order[i].second + " − " + order[k].second, paired_test(a->pooled, b->pooled),
+                       welch_test(runs(order[i].second), runs(order[k].second))});
+    }
+  std::vector<double> p_ours, p_theirs;
+  for (const Fig10Pair& x : pairs) {
+    p_ours.push_back(paired_t_p(x.ours));
+    p_theirs.push_back(x.theirs.p);
+  }
+  p_ours = holm_adjust(p_ours);
+  p_theirs = holm_adjust(p_theirs);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    pairs[i].ours_p = p_ours[i];
+    pairs[i].theirs_p = p_theirs[i];
+  }
+  return pairs;
+}
+
+// Whether the two sides agree on a pair: a side resolves it at adjusted p < 0.05.
+std::string fig10_verdict(const Fig10Pair& x) {
+  auto side = [](double mean, double p) { return p >= 0.05 ? 0 : mean > 0 ? 1 : -1; };
+  const int so = side(x.ours.diff.mean, x.ours_p);
+  const int st = side(x.theirs.diff.mean, x.theirs_p);
+  if (so == st) return st == 0 ? "neither resolves it" : "same order";
+  if (st == 0) return "theirs does not resolve it; ours does";
+  return so == 0 ? "ours does not resolve it" : "opposite order";
+}
+
+// Fig. 10, per scenario the authors ran every variant on: each pair of variants (fig10_pairs)
+// with both sides' differences and the verdict.
 report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pts, Json* json) {
-  const FigureLayout l = layout(pts, "fig10");
   report::Table t;
   t.caption =
       "Fig. 10 pairs, the better in the authors' means first: pooled edge ratio difference in "
@@ -544,68 +596,28 @@ report::Table fig10_pairs_table(const SampleMap& m, const std::vector<Point>& pt
       "[95 % CI], Holm-adjusted p; MineDraft, 10 runs each); a side resolves a pair at adjusted "
       "p < 0.05";
   t.columns = {"scenario", "pair", "orrery", "authors' runs", "verdict"};
-  struct Pair {
-    std::string name;
-    PairedTest ours;
-    WelchTest theirs;
-  };
-  for (const std::string& g : l.groups) {
-    std::vector<std::pair<double, std::string>> order;  // the authors' means, best first
-    for (const Variant& v : kVariants)
-      if (const AuthorsRuns* r = authors_runs(authors_series(v.label), g))
-        order.push_back({mean_ci95({std::begin(r->pooled), std::end(r->pooled)}).mean, v.label});
-    if (order.size() != std::size(kVariants)) continue;
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
-    std::vector<Pair> pairs;
-    for (size_t i = 0; i + 1 < order.size(); ++i)
-      for (size_t k = i + 1; k < order.size(); ++k) {
-        const Samples* a = find(m, "fig10", g, order[i].second);
-        const Samples* b = find(m, "fig10", g, order[k].second);
-        const AuthorsRuns* ra = authors_runs(authors_series(order[i].second), g);
-        const AuthorsRuns* rb = authors_runs(authors_series(order[k].second), g);
-        if (!a || !b) continue;
-        pairs.push_back({order[i].second + " − " + order[k].second,
-                         paired_test(a->pooled, b->pooled),
-                         welch_test({std::begin(ra->pooled), std::end(ra->pooled)},
-                                    {std::begin(rb->pooled), std::end(rb->pooled)})});
-      }
-    std::vector<double> p_ours, p_theirs;
-    for (const Pair& x : pairs) {
-      p_ours.push_back(paired_t_p(x.ours));
-      p_theirs.push_back(x.theirs.p);
-    }
-    p_ours = holm_adjust(p_ours);
-    p_theirs = holm_adjust(p_theirs);
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      const Pair& x = pairs[i];
-      auto side = [](double mean, double p) { return p >= 0.05 ? 0 : mean > 0 ? 1 : -1; };
-      const int so = side(x.ours.diff.mean, p_ours[i]);
-      const int st = side(x.theirs.diff.mean, p_theirs[i]);
-      const std::string verdict = so == st  ? (st == 0 ? "neither resolves it" : "same order")
-                                  : st == 0 ? "theirs does not resolve it; ours does"
-                                  : so == 0 ? "ours does not resolve it"
-                                            : "opposite order";
+  for (const std::string& g : layout(pts, "fig10").groups)
+    for (const Fig10Pair& x : fig10_pairs(m, g)) {
+      const MeanCi& o = x.ours.diff;
       const MeanCi& d = x.theirs.diff;
-      t.add_row(
-          {g, x.name,
-           x.ours.ties == x.ours.n
-               ? std::string("identical runs")
-               : fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}–{}, {}", 100 * x.ours.diff.mean,
-                             100 * (x.ours.diff.mean - x.ours.diff.half),
-                             100 * (x.ours.diff.mean + x.ours.diff.half), x.ours.wins,
-                             x.ours.losses, p_text(p_ours[i])),
-           fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}", 100 * d.mean, 100 * (d.mean - d.half),
-                       100 * (d.mean + d.half), p_text(p_theirs[i])),
-           verdict});
+      const std::string verdict = fig10_verdict(x);
+      t.add_row({g, x.name,
+                 x.ours.ties == x.ours.n
+                     ? std::string("identical runs")
+                     : fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}–{}, {}", 100 * o.mean,
+                                   100 * (o.mean - o.half), 100 * (o.mean + o.half), x.ours.wins,
+                                   x.ours.losses, p_text(x.ours_p)),
+                 fmt::format("{:+.1f} [{:+.1f}, {:+.1f}] pp, {}", 100 * d.mean,
+                             100 * (d.mean - d.half), 100 * (d.mean + d.half), p_text(x.theirs_p)),
+                 verdict});
       Json& j = (*json)[g][x.name];
       j = paired_json(x.ours);
-      j["holm_p"] = p_ours[i];
+      j["holm_p"] = x.ours_p;
       j["authors_mean_diff"] = d.mean;
       j["authors_ci95_half"] = d.half;
-      j["authors_holm_p"] = p_theirs[i];
+      j["authors_holm_p"] = x.theirs_p;
       j["verdict"] = verdict;
     }
-  }
   return t;
 }
 
