@@ -5,8 +5,11 @@
 # (> 25 s for one input), leaks and out-of-memory (> 2 GiB) stop a target and are written to
 # build/fuzz/artifacts/<target>/. Prints one line per target from libFuzzer's final statistics
 # and exits 1 when any target failed. With FUZZ_SEED set, every target starts from that
-# libFuzzer -seed, so a run replays the same mutations (CI's smoke run: a find is reproducible
-# by running the same command; without it libFuzzer picks a random seed each run).
+# libFuzzer -seed; with FUZZ_RUNS set, each target stops after that many inputs (SECONDS is then
+# only a cap), so a run does the same amount of fuzzing on any machine (CI's smoke run). Neither
+# makes a run bit-for-bit repeatable (ASLR moves the code addresses libFuzzer's comparison tables
+# use; some targets read clocks): a find is replayed from its artifact (fuzz/README.md). Without
+# them libFuzzer picks a random seed and runs for SECONDS.
 #   scripts/fuzz.sh SECONDS [JOBS] [TARGET...]      (default: every target, 2 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,11 +47,12 @@ run_one() {
     for d in "${names[@]}"; do cat "fuzz/dict/$d.dict" >> "$out/dict/$t.dict"; done
     dict=(-dict="$out/dict/$t.dict")
   fi
-  local log=$out/logs/$t.log rc=0 seed=()
+  local log=$out/logs/$t.log rc=0 seed=() runs=()
   [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
+  [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
   "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=25 -rss_limit_mb=2048 \
-    "${seed[@]}" "${dict[@]}" -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" "fuzz/corpus/$t" \
-    > "$log" 2>&1 || rc=$?
+    "${seed[@]}" "${runs[@]}" "${dict[@]}" -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" \
+    "fuzz/corpus/$t" > "$log" 2>&1 || rc=$?
   local final; final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
   local units; units=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
   if [ $rc -ne 0 ]; then
@@ -56,7 +60,9 @@ run_one() {
     echo "$t:   input: $(ls -t "$out/artifacts/$t" | head -1)  log: $log"
     return 1
   fi
-  echo "$t: ${seconds}s runs=${units:-?} $(echo "$final" | sed -E 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+//')"
+  local budget="${seconds}s"
+  [ -n "${FUZZ_RUNS:-}" ] && budget="${FUZZ_RUNS} runs (cap ${seconds}s)"
+  echo "$t: $budget runs=${units:-?} $(echo "$final" | sed -E 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+//')"
 }
 export -f run_one dicts_of
 export out seconds
