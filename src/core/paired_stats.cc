@@ -34,19 +34,22 @@ MeanCi mean_ci95(const std::vector<double>& values) {
 }
 
 WelchTest welch_test(const std::vector<double>& a, const std::vector<double>& b) {
-  const MeanCi ca = mean_ci95(a), cb = mean_ci95(b);
+  // Mean and variance of the mean of one sample.
+  auto moments = [](const std::vector<double>& v) {
+    double sum = 0, ss = 0;
+    for (double x : v) sum += x;
+    const double mean = v.empty() ? std::nan("") : sum / static_cast<double>(v.size());
+    for (double x : v) ss += (x - mean) * (x - mean);
+    const double n = static_cast<double>(v.size());
+    return std::pair{mean, v.size() < 2 ? 0.0 : ss / (n - 1) / n};
+  };
+  const auto [ma, va] = moments(a);
+  const auto [mb, vb] = moments(b);
   WelchTest r;
   r.diff.n = a.size() + b.size();
-  r.diff.mean = ca.mean - cb.mean;
+  r.diff.mean = ma - mb;
   r.diff.half = r.df = std::nan("");
-  if (a.size() < 2 || b.size() < 2) return r;
-  auto var_of_mean = [](const std::vector<double>& v, double mean) {
-    double ss = 0;
-    for (double x : v) ss += (x - mean) * (x - mean);
-    return ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size());
-  };
-  const double va = var_of_mean(a, ca.mean), vb = var_of_mean(b, cb.mean);
-  if (va + vb <= 0) return r;
+  if (a.size() < 2 || b.size() < 2 || va + vb <= 0) return r;
   r.df =
       (va + vb) * (va + vb) /
       (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));

@@ -107,18 +107,19 @@ def count_stats(runs):
                 reversals[d] / minutes) for d in DEPLOYMENTS if counts[d]}
 
 
+def steady_ratios(rows, d):
+    """(i, R / nominal) at each steady record i of deployment d (its count unchanged over the last
+    60 s); nominal: the median of R over the record and its neighbours, to a multiple of 5."""
+    rate = [metric.get(d, 0.0) * pods[d] for metric, pods in rows]
+    for i in range(2, len(rows) - 1):
+        steady = rows[i][1][d] == rows[i - 1][1][d] == rows[i - 2][1][d]
+        nominal = round(sorted(rate[i - 1:i + 2])[1] / 5) * 5
+        if steady and nominal > 0 and rate[i] > 0:
+            yield i, rate[i] / nominal
+
+
 def noise_ratios(runs):
-    ratios = []
-    for rows in runs:
-        rows = busy_part(rows)
-        for d in DEPLOYMENTS:
-            rate = [metric.get(d, 0.0) * pods[d] for metric, pods in rows]
-            for i in range(2, len(rows) - 1):
-                steady = rows[i][1][d] == rows[i - 1][1][d] == rows[i - 2][1][d]
-                nominal = round(sorted(rate[i - 1:i + 2])[1] / 5) * 5
-                if steady and nominal > 0 and rate[i] > 0:
-                    ratios.append(rate[i] / nominal)
-    return ratios
+    return [r for rows in runs for d in DEPLOYMENTS for _, r in steady_ratios(busy_part(rows), d)]
 
 
 def scale_events(runs):
@@ -143,15 +144,8 @@ def scale_events(runs):
 def lag_correlation(runs):
     pairs = []
     for rows in runs:
-        rows = busy_part(rows)
         for d in DEPLOYMENTS:
-            rate = [metric.get(d, 0.0) * pods[d] for metric, pods in rows]
-            logs = {}
-            for i in range(2, len(rows) - 1):
-                steady = rows[i][1][d] == rows[i - 1][1][d] == rows[i - 2][1][d]
-                nominal = round(sorted(rate[i - 1:i + 2])[1] / 5) * 5
-                if steady and nominal > 0 and rate[i] > 0:
-                    logs[i] = math.log(rate[i] / nominal)
+            logs = {i: math.log(r) for i, r in steady_ratios(busy_part(rows), d)}
             pairs += [(logs[i], logs[i + 1]) for i in logs if i + 1 in logs]
     return statistics.correlation([a for a, _ in pairs], [b for _, b in pairs])
 

@@ -43,6 +43,7 @@ from collections import Counter, defaultdict
 EDGE = ["uq7g5w631-01", "uq7j5k991-01", "uq7p7x251-01"]  # N2, N3, N4
 CLOUD = "uq7p7w241-01"  # N5
 NODE_NAMES = {"uq7g5w631-01": "N2", "uq7j5k991-01": "N3", "uq7p7x251-01": "N4"}
+DEPLOYMENTS = ("A", "B", "C", "D")
 CORES = {"A": 1, "B": 1, "C": 1, "D": 2}
 COEF = {"A": 3.0, "B": 2.1875, "C": 3.0}
 SCHEDULERS = [("ecmus-qos-aware", "KubeDSM"), ("kube-schedule", "K8S")]
@@ -84,7 +85,7 @@ def records(history):
                 continue  # unbound
             for name in names:
                 i = name.find("-deployment")
-                if i > 0 and name[:i].upper() in "ABCD":
+                if i > 0 and name[:i].upper() in DEPLOYMENTS:
                     pods[name[:i].upper()] += 1
                     per_node[node][name[:i].upper()] += 1
         rate = {d: metric.get(d, 0.0) * pods[d] for d in "ABCD"}
@@ -182,20 +183,10 @@ def replacements(history):
     return moves
 
 
-def idle_edge_shares(history):
-    """(edge shares of the head's records, of the tail's records)."""
-    rows = []
-    for rec in history[::2]:
-        edge = total = 0
-        pods = Counter()
-        for node, names in rec["pod_placement"].items():
-            for name in names:
-                i = name.find("-deployment")
-                if i > 0 and node:
-                    total += 1
-                    edge += node in EDGE
-                    pods[name[:i]] += 1
-        rows.append((edge, total, any(n > 1 for n in pods.values())))
+def idle_edge_shares(run):
+    """(edge shares of the head's records, of the tail's records) of one run's records."""
+    rows = [(sum(sum(per_node[n].values()) for n in EDGE), sum(pods.values()),
+             any(n > 1 for n in pods.values())) for _, _, pods, per_node in run]
     busy = [i for i, r in enumerate(rows) if r[2]]
     share = lambda rs: [e / t for e, t, _ in rs if t]
     return share(rows[:busy[0]]), share(rows[busy[-1] + 1:])
@@ -229,19 +220,20 @@ def main():
             total = sum(hist.values())
             print(f"  {node} cores of pods while A or C waits on the cloud: " +
                   ", ".join(f"{c}: {n / total:.0%}" for c, n in sorted(hist.items())))
-        for scen in by_scen:
+        for scen, rs in by_scen.items():
             head, tail = [], []
-            for p in newest_runs(gitdir, sched)[scen]:
-                h, t = idle_edge_shares(json.loads(git(gitdir, "show", "HEAD:" + p)))
+            for run in rs:
+                h, t = idle_edge_shares(run)
                 head += h
                 tail += t
             print(f"  {scen} idle records on the edge: head {statistics.mean(head):.0%}, "
                   f"tail {statistics.mean(tail):.0%}")
         for scen, rs in by_scen.items():
             mean, sd = map(float, scen.split("_"))
-            counts = {d: statistics.mean(statistics.mean(r[2][d] for k, r in cycles(run)[0]
-                                                         if 1 <= k <= 7) for run in rs)
-                      for d in "ABCD"}
+            tagged = [cycles(run)[0] for run in rs]
+            counts = {d: statistics.mean(statistics.mean(r[2][d] for k, r in t if 1 <= k <= 7)
+                                         for t in tagged)
+                      for d in DEPLOYMENTS}
             print(f"  {scen} cycles 1-7 mean pods: " + ", ".join(
                 f"{d} {counts[d]:.2f} (genny {expected(mean, sd, COEF[d]):.2f})" for d in "ABC") +
                   f", D {counts['D']:.2f} (genny 3/3: {expected(mean, sd, 1.0):.2f}, "

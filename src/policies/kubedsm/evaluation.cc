@@ -157,8 +157,7 @@ std::string scenario_yaml(const RunSpec& r) {
     const NodeDef& n = nodes[i];
     // The single edge node stands for three nodes: three reservations.
     const int res = r.system_reserved ? (r.edge == "single" && i == 0 ? 3 : 1) : 0;
-    const bool n2 = i == 0;  // N2, or the single node holding it
-    const int taken = n2 ? r.n2_taken_cpu : 0;
+    const int taken = i == 0 ? r.n2_taken_cpu : 0;  // N2, or the single node holding it
     y += fmt::format("  - {{name: {}, cpu: {}, memory: {}Gi, tier: {}", n.name, n.cpu, n.mem_gi,
                      n.tier);
     if (res || taken)
