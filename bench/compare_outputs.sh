@@ -23,7 +23,7 @@ bin=$(realpath "$1")
 out=$(realpath -m "$2")
 ref=${3:+$(realpath "$3")}
 root=$(cd "$(dirname "$0")/.." && pwd)
-shared=$(realpath -m "$root/../shared")
+data="$root/data"
 cd "$root" || exit 2
 
 rm -rf "$out"
@@ -42,7 +42,7 @@ run() {  # run NAME CMD...: stdout to OUT/NAME.stdout; a failure is reported but
 }
 
 # (a) the trace target.
-run sim/syn250 "$bin" sim --trace "$shared/traces/megha/syn_250.0.tr" --workers 10000 \
+run sim/syn250 "$bin" sim --trace "$data/megha/syn_250.0.tr" --workers 10000 \
   --out "$out/sim/syn250" --no-wall-clock -q
 
 # (b) every scenario (files that are cluster snapshots for other scenarios are skipped).

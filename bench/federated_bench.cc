@@ -20,16 +20,17 @@ namespace {
 using namespace orrery;
 using namespace orrery::federated;
 
-std::string shared(const std::string& f) {
-  return std::string(ORRERY_SHARED_DIR) + "/traces/megha/" + f;
+std::string megha_data(const std::string& f) {
+  return std::string(ORRERY_DATA_DIR) + "/megha/" + f;
 }
 
 // Matching on random availability (each worker free with probability `free`/100) for tasks
 // drawn from the published constraint model; one decision = Algorithm 1 + the pick on one
 // partition of 400 workers.
 void BM_Match(benchmark::State& state, Pick pick) {
-  static const ClusterConfig c = load_cluster_config(shared("megha_config_G5L5S10000_C.json"));
-  static const TaskConstraintModel model = load_task_model(shared("task_constraint_model.json"));
+  static const ClusterConfig c = load_cluster_config(megha_data("megha_config_G5L5S10000_C.json"));
+  static const TaskConstraintModel model =
+      load_task_model(megha_data("task_constraint_model.json"));
   const double free = static_cast<double>(state.range(0)) / 100;
   Rng rng(1);
   const size_t words = c.groups.words();
@@ -56,9 +57,9 @@ BENCHMARK_CAPTURE(BM_Match, minc, Pick::kMinConstraints)->Arg(50)->Arg(5);
 // A whole replay as `orrery sim` runs it (everything but writing files).
 void BM_Replay(benchmark::State& state, const char* trace, Arch arch, uint32_t replicate) {
   SimRequest req;
-  req.trace = shared(trace);
-  req.cluster_config = shared(arch == Arch::kMegha ? "megha_config_G5L5S10000_C.json"
-                                                   : "pigeon_config_D10M100S10000_C.json");
+  req.trace = megha_data(trace);
+  req.cluster_config = megha_data(arch == Arch::kMegha ? "megha_config_G5L5S10000_C.json"
+                                                       : "pigeon_config_D10M100S10000_C.json");
   req.arch = arch;
   req.replicate = replicate;
   req.options.pick = Pick::kRandom;

@@ -76,7 +76,7 @@ class FreeWorkers : public fw::Component, public fw::EventListener {
 
 Scenario trace_subset(int jobs, int workers) {
   Scenario sc =
-      trace_scenario(std::string(ORRERY_SHARED_DIR) + "/traces/megha/syn_250.0.tr", workers);
+      trace_scenario(std::string(ORRERY_DATA_DIR) + "/megha/syn_250.0.tr", workers);
   auto t = std::make_shared<Trace>(*sc.traces[0].trace);
   if (jobs < static_cast<int>(t->jobs.size())) {
     t->jobs.resize(static_cast<size_t>(jobs));

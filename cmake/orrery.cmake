@@ -10,7 +10,8 @@ function(orrery_library name)
 endfunction()
 
 # orrery_test(NAME SOURCES ... DEPS ...): a GoogleTest executable registered with CTest.
-# Tests run with the repository root as working directory so they can find ../shared.
+# Tests run with the repository root as working directory; ORRERY_DATA_DIR is data/ (the
+# public traces and configurations the project ships, data/README.md).
 function(orrery_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -18,7 +19,7 @@ function(orrery_test name)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # scratch_dir.h
   target_compile_definitions(${name} PRIVATE
     ORRERY_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    ORRERY_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+    ORRERY_DATA_DIR="${PROJECT_SOURCE_DIR}/data")
   # Each test is labelled with its executable's name, so subsets run by label (the tsan preset).
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60
                        PROPERTIES LABELS ${name})

@@ -168,8 +168,8 @@ void register_federated(CLI::App& root, CommandTable& table) {
   opts->repro.threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
   CLI::App* app = repro_command(root).add_subcommand(
       "federated",
-      "Megha vs PigeonC (constraint-aware federated scheduling): Figures 6-10 on the shared "
-      "traces");
+      "Megha vs PigeonC (constraint-aware federated scheduling): Figures 6-10 on the published "
+      "traces (data/megha)");
   app->add_option("--out", opts->repro.out_dir, "Output directory")->required();
   app->add_flag("--quick", opts->repro.quick,
                 "Reduced CI-sized run: the first jobs of each trace, one seed");

@@ -1,4 +1,4 @@
-// Job traces in the Sparrow/Megha ".tr" format (../shared/traces/megha/): one job per line,
+// Job traces in the Sparrow/Megha ".tr" format (data/megha/): one job per line,
 //   arrival_time_s num_tasks mean_task_duration_s d_1 ... d_n
 // whitespace separated, d_i the task durations in seconds. Blank lines and lines starting with
 // '#' are skipped. Errors name the file and line: "syn.tr:12: expected 250 task durations, got

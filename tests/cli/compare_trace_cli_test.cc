@@ -24,7 +24,7 @@ using Result = orrery::testing::RunResult;
 using Scratch = orrery::testing::ScratchDir;
 const auto run = orrery::testing::run_orrery;
 
-const std::string kData = std::string(ORRERY_SHARED_DIR) + "/traces/megha/";
+const std::string kData = std::string(ORRERY_DATA_DIR) + "/megha/";
 const std::string kConfigs =
     kData + "megha_config_G1L1S9_C.json," + kData + "pigeon_config_D1M1S9_C.json";
 constexpr int kJobs = 4;

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 using Result = orrery::testing::RunResult;
 const auto run = orrery::testing::run_orrery;
 
-const std::string kData = std::string(ORRERY_SHARED_DIR) + "/traces/megha/";
+const std::string kData = std::string(ORRERY_DATA_DIR) + "/megha/";
 
 // This test program's scratch directory (removed when the program exits).
 fs::path tmp_dir() {

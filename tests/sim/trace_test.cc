@@ -66,7 +66,7 @@ TEST(Trace, AbsurdTimesAndCountsAreErrors) {
 }
 
 TEST(Trace, ReadsSharedSyntheticTrace) {
-  Trace t = read_trace(std::string(ORRERY_SHARED_DIR) + "/traces/megha/syn_250.0.tr");
+  Trace t = read_trace(std::string(ORRERY_DATA_DIR) + "/megha/syn_250.0.tr");
   EXPECT_EQ(t.jobs.size(), 2000u);
   EXPECT_EQ(t.task_count(), 2000u * 250u);
   EXPECT_EQ(t.jobs[1].arrival - t.jobs[0].arrival, kSecond);

@@ -1,4 +1,4 @@
-// Cluster configurations of the Megha/PigeonC evaluation (../shared/traces/megha/*_C.json):
+// Cluster configurations of the Megha/PigeonC evaluation (data/megha/*_C.json):
 //   Megha:   {"LMs": {<lm>: {"partitions": {<gm>: [K bit strings]}}}}
 //            one partition per GM in every LM's cluster; bit string k says which workers of the
 //            partition satisfy machine constraint k ("0b…", leftmost bit = worker 0).

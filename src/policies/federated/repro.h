@@ -1,4 +1,4 @@
-// `orrery repro federated`: the paper's evaluation (§5-6, Figures 6-10) on the shared traces —
+// `orrery repro federated`: the paper's evaluation (§5-6, Figures 6-10) on the published traces (data/megha) —
 // syn_250/500/1000 and the Yahoo sub-trace on 10,000 workers, the Google sub-trace on 20,000 —
 // for Megha_rand, Megha_min, PigeonC_rand, PigeonC_min over several seeds, plus, for comparison,
 // the same four with the published simulators' behaviour where it departs from the paper's text
@@ -34,7 +34,7 @@ struct ReproWorkload {
 std::vector<ReproWorkload> paper_workloads(bool quick);
 
 struct ReproOptions {
-  std::string data_dir = "../shared/traces/megha";
+  std::string data_dir = "data/megha";
   std::string out_dir;
   bool quick = false;
   std::vector<uint64_t> seeds = {1, 2, 3};

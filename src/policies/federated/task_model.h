@@ -1,5 +1,5 @@
 // Task placement constraints (paper §2.3, after Sharma et al. [11]), as described in
-// ../shared/traces/megha/task_constraint_model.json: to draw one task's constraints, pick a task
+// data/megha/task_constraint_model.json: to draw one task's constraints, pick a task
 // type uniformly; pick a statistical cluster c with weight cluster_weight_by_type[type][c-1];
 // include each constraint id j independently with probability
 // constraint_percent_by_cluster[c][j] / 100.

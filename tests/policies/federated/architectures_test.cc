@@ -20,7 +20,7 @@
 namespace orrery::federated {
 namespace {
 
-using testing::shared;
+using testing::megha_data;
 
 TEST(Architectures, NamesSayArchitectureMatchingAndReferenceBehaviour) {
   std::set<std::string_view> names;
@@ -129,11 +129,11 @@ TEST(TraceRunner, ChecksEveryInputBeforeAnyRun) {
       runner_error(setup, {"kube-default", "pigeonc"}).find("alone/task_constraint_model.json"),
       std::string::npos);
   // Configurations of different workers.
-  setup.cluster_configs = {config, shared("megha_config_G1L1S9_C.json")};
+  setup.cluster_configs = {config, megha_data("megha_config_G1L1S9_C.json")};
   EXPECT_NE(runner_error(setup, {"megha"}).find("pigeon_C.json (3 workers) and "),
             std::string::npos);
   // --duration would cut the policies' runs but not the architectures'.
-  setup.cluster_configs = {shared("pigeon_config_D1M1S9_C.json")};
+  setup.cluster_configs = {megha_data("pigeon_config_D1M1S9_C.json")};
   setup.duration_us = 10 * sim::kSecond;
   EXPECT_EQ(runner_error(setup, {"kube-default"}), "");
   EXPECT_NE(runner_error(setup, {"kube-default", "pigeonc-minc"})

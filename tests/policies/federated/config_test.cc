@@ -11,9 +11,9 @@ namespace orrery::federated {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::megha_data;
 using testing::megha_json;
 using testing::pigeon_json;
-using testing::shared;
 
 std::string error_of(const std::function<void()>& fn) {
   try {
@@ -25,14 +25,14 @@ std::string error_of(const std::function<void()>& fn) {
 }
 
 TEST(ClusterConfig, ReadsThePublishedConfigurations) {
-  ClusterConfig m = load_cluster_config(shared("megha_config_G5L5S10000_C.json"), Arch::kMegha);
+  ClusterConfig m = load_cluster_config(megha_data("megha_config_G5L5S10000_C.json"), Arch::kMegha);
   EXPECT_EQ(m.arch, Arch::kMegha);
   EXPECT_EQ(m.num_gms, 5u);
   EXPECT_EQ(m.num_lms, 5u);
   EXPECT_EQ(m.groups.group_size(), 400u);
   EXPECT_EQ(m.groups.constraints(), 21u);
   EXPECT_EQ(m.workers(), 10'000u);
-  ClusterConfig p = load_cluster_config(shared("pigeon_config_D10M100S10000_C.json"));
+  ClusterConfig p = load_cluster_config(megha_data("pigeon_config_D10M100S10000_C.json"));
   EXPECT_EQ(p.arch, Arch::kPigeonC);
   EXPECT_EQ(p.num_distributors, 10u);
   EXPECT_EQ(p.num_masters, 100u);
@@ -40,7 +40,7 @@ TEST(ClusterConfig, ReadsThePublishedConfigurations) {
   EXPECT_DOUBLE_EQ(p.fqw, 20);
   EXPECT_DOUBLE_EQ(p.cutoff_s, 2);
   // The 9-worker example: worker 0 of LM 1 / partition 1 has bit 0 of every string.
-  ClusterConfig small = load_cluster_config(shared("megha_config_G1L1S9_C.json"));
+  ClusterConfig small = load_cluster_config(megha_data("megha_config_G1L1S9_C.json"));
   // Strings 0, 1, 3, 4, 8, 10, 14, 16, 17, 18 and 20 start with '1' (see the file).
   ConstraintMask want = 0;
   for (uint32_t k : {0, 1, 3, 4, 8, 10, 14, 16, 17, 18, 20}) want |= ConstraintMask{1} << k;
@@ -48,7 +48,7 @@ TEST(ClusterConfig, ReadsThePublishedConfigurations) {
 }
 
 TEST(ClusterConfig, ReplicationScalesWorkersKeepingGms) {
-  ClusterConfig m = load_cluster_config(shared("megha_config_G5L5S10000_C.json"));
+  ClusterConfig m = load_cluster_config(megha_data("megha_config_G5L5S10000_C.json"));
   ClusterConfig r = replicate(m, 2);
   EXPECT_EQ(r.workers(), 20'000u);
   EXPECT_EQ(r.num_gms, 5u);
@@ -118,9 +118,10 @@ TEST(ClusterConfig, PigeonSizesMustAgree) {
 }
 
 TEST(ClusterConfig, WrongArchitectureIsNamed) {
-  EXPECT_THAT(
-      error_of([&] { load_cluster_config(shared("pigeon_config_D1M1S9_C.json"), Arch::kMegha); }),
-      HasSubstr("this is a PigeonC configuration but --arch megha needs a Megha"));
+  EXPECT_THAT(error_of([&] {
+                load_cluster_config(megha_data("pigeon_config_D1M1S9_C.json"), Arch::kMegha);
+              }),
+              HasSubstr("this is a PigeonC configuration but --arch megha needs a Megha"));
   EXPECT_THAT(error_of([&] { parse_cluster_config("{\"x\": 1}", "c.json"); }),
               HasSubstr("expected a Megha configuration"));
   EXPECT_THAT(error_of([&] { parse_cluster_config("{\"LMs\": [1,", "c.json"); }),

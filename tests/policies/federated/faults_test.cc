@@ -17,12 +17,12 @@ namespace orrery::federated {
 namespace {
 
 using testing::head_of;
-using testing::shared;
+using testing::megha_data;
 
 struct Data {
-  ClusterConfig megha = load_cluster_config(shared("megha_config_G5L5S10000_C.json"));
-  ClusterConfig pigeon = load_cluster_config(shared("pigeon_config_D10M100S10000_C.json"));
-  TaskConstraintModel model = load_task_model(shared("task_constraint_model.json"));
+  ClusterConfig megha = load_cluster_config(megha_data("megha_config_G5L5S10000_C.json"));
+  ClusterConfig pigeon = load_cluster_config(megha_data("pigeon_config_D10M100S10000_C.json"));
+  TaskConstraintModel model = load_task_model(megha_data("task_constraint_model.json"));
   std::shared_ptr<const sim::Trace> trace = head_of("syn_500.0.tr", 60);
 };
 

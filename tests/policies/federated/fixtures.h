@@ -13,13 +13,13 @@
 
 namespace orrery::federated::testing {
 
-inline std::string shared(const std::string& rel) {
-  return std::string(ORRERY_SHARED_DIR) + "/traces/megha/" + rel;
+inline std::string megha_data(const std::string& rel) {
+  return std::string(ORRERY_DATA_DIR) + "/megha/" + rel;
 }
 
-// The first `jobs` jobs of a shared trace.
+// The first `jobs` jobs of a published trace (data/megha).
 inline std::shared_ptr<const sim::Trace> head_of(const std::string& name, int jobs) {
-  std::ifstream in(shared(name));
+  std::ifstream in(megha_data(name));
   std::string line, text;
   for (int i = 0; i < jobs && std::getline(in, line); ++i) text += line + "\n";
   return std::make_shared<const sim::Trace>(sim::parse_trace(text, name));

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 ReproOptions tiny(const std::string& out, unsigned threads) {
   ReproOptions o;
-  o.data_dir = std::string(ORRERY_SHARED_DIR) + "/traces/megha";
+  o.data_dir = std::string(ORRERY_DATA_DIR) + "/megha";
   o.out_dir = out;
   o.seeds = {1, 2};
   o.threads = threads;

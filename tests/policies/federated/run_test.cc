@@ -17,12 +17,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::head_of;
-using testing::shared;
+using testing::megha_data;
 
 struct Published {
-  ClusterConfig megha = load_cluster_config(shared("megha_config_G5L5S10000_C.json"));
-  ClusterConfig pigeon = load_cluster_config(shared("pigeon_config_D10M100S10000_C.json"));
-  TaskConstraintModel model = load_task_model(shared("task_constraint_model.json"));
+  ClusterConfig megha = load_cluster_config(megha_data("megha_config_G5L5S10000_C.json"));
+  ClusterConfig pigeon = load_cluster_config(megha_data("pigeon_config_D10M100S10000_C.json"));
+  TaskConstraintModel model = load_task_model(megha_data("task_constraint_model.json"));
 };
 
 const Published& published() {
@@ -54,8 +54,8 @@ TEST(Run, WritesTheOutputDirectoryWithSummaryLast) {
   const orrery::testing::ScratchDir scratch("federated-write");
   const std::string dir = scratch.path("out");
   SimRequest req;
-  req.trace = shared("syn_250.0.tr");
-  req.cluster_config = shared("megha_config_G1L1S9_C.json");
+  req.trace = megha_data("syn_250.0.tr");
+  req.cluster_config = megha_data("megha_config_G1L1S9_C.json");
   req.arch = Arch::kMegha;
   req.out = dir;
   req.options.seed = 3;
@@ -97,9 +97,9 @@ TEST(Run, BadInputWritesNothing) {
     out << testing::megha_json({{{"101", "01"}}});
   }
   SimRequest req;
-  req.trace = shared("syn_250.0.tr");
+  req.trace = megha_data("syn_250.0.tr");
   req.cluster_config = cfg;
-  req.task_model = shared("task_constraint_model.json");
+  req.task_model = megha_data("task_constraint_model.json");
   req.out = dir;
   try {
     run_request(req);

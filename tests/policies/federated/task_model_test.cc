@@ -14,7 +14,7 @@ namespace {
 //   P(j) = mean over types t of sum_c w[t][c] / sum(w[t]) * percent[c][j] / 100
 // within 5 standard deviations for the sample size.
 TEST(TaskModel, DrawsFollowThePublishedModel) {
-  TaskConstraintModel m = load_task_model(testing::shared("task_constraint_model.json"));
+  TaskConstraintModel m = load_task_model(testing::megha_data("task_constraint_model.json"));
   ASSERT_EQ(m.constraints(), 21u);
   ASSERT_EQ(m.types(), 4u);
   ASSERT_EQ(m.clusters(), 10u);
@@ -65,9 +65,10 @@ TEST(TaskModel, DrawsFollowThePublishedModel) {
 }
 
 TEST(TaskModel, SameSeedSameConstraintsForBothArchitectures) {
-  TaskConstraintModel m = load_task_model(testing::shared("task_constraint_model.json"));
-  ClusterConfig megha = load_cluster_config(testing::shared("megha_config_G5L5S10000_C.json"));
-  ClusterConfig pigeon = load_cluster_config(testing::shared("pigeon_config_D10M100S10000_C.json"));
+  TaskConstraintModel m = load_task_model(testing::megha_data("task_constraint_model.json"));
+  ClusterConfig megha = load_cluster_config(testing::megha_data("megha_config_G5L5S10000_C.json"));
+  ClusterConfig pigeon =
+      load_cluster_config(testing::megha_data("pigeon_config_D10M100S10000_C.json"));
   auto t = testing::trace("0 3 1 1 1 1\n1 2 1 1 1\n");
   Workload a = make_workload(t, m, 9, megha);
   Workload b = make_workload(t, m, 9, pigeon);
