@@ -355,13 +355,7 @@ void ApiBackend::bind(PodId pod, NodeId node) {
   auto alive = alive_;
   workers_->submit([this, alive, path, serial, body = body.dump(), key = p.key(),
                     node_name = state_.node(node).name] {
-    Response r;
-    if (options_.may_bind && !options_.may_bind()) {
-      r.status = 0;
-      r.error = "not the leader";
-    } else {
-      r = client_.post(ApiCall::kBindPod, path, body);
-    }
+    Response r = client_.post(ApiCall::kBindPod, path, body);  // refused unless leading
     loop_.post([this, alive, r = std::move(r), serial, key, node_name] {
       if (!*alive) return;
       if (r.ok()) {
@@ -370,7 +364,7 @@ void ApiBackend::bind(PodId pod, NodeId node) {
         return;  // the watch confirms
       }
       const std::string outcome =
-          r.status == 409 ? "conflict" : (r.error == "not the leader" ? "refused" : "error");
+          r.status == 409 ? "conflict" : (r.error == kNotTheLeader ? "refused" : "error");
       report("bind", outcome);
       auto b = binds_.find(serial);
       if (b == binds_.end()) return;  // the watch already settled it
@@ -411,12 +405,8 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
                     {"metadata", {{"name", name}, {"namespace", ns}}}};
   auto alive = alive_;
   workers_->submit([this, alive, ns, name, serial, attempt, body = body.dump()] {
-    Response r;
-    if (options_.may_bind && !options_.may_bind()) {  // a lapsed leader evicts nothing
-      r.error = "not the leader";
-    } else {
-      r = client_.post(ApiCall::kEvictPod, pod_path(ns, name) + "/eviction", body);
-    }
+    // A lapsed leader evicts nothing (the client's action gate).
+    Response r = client_.post(ApiCall::kEvictPod, pod_path(ns, name) + "/eviction", body);
     loop_.post([this, alive, r = std::move(r), ns, name, serial, attempt] {
       if (!*alive) return;
       if (r.ok() || r.status == 404) {  // accepted, or already gone: the watch tells
@@ -454,7 +444,7 @@ void ApiBackend::evict(const std::string& ns, const std::string& name, uint64_t 
       --evictions_;
       evicting_.erase(serial);
       report("evict",
-             r.status == 429 ? "throttled" : (r.error == "not the leader" ? "refused" : "error"));
+             r.status == 429 ? "throttled" : (r.error == kNotTheLeader ? "refused" : "error"));
       auto id = state_.find_pod(ns, name);
       if (!id || state_.pod_serial(*id) != serial) return;
       recreate_.erase(ns + "/" + name);
@@ -487,8 +477,13 @@ void ApiBackend::create(const std::string& key, const std::string& ns, const std
     Response r = client_.post(ApiCall::kCreatePod, "/api/v1/namespaces/" + ns + "/pods", body);
     loop_.post([this, alive, r = std::move(r), key, ns, body, attempt] {
       if (!*alive) return;
-      report("create", r.ok() ? "ok" : (r.status == 409 ? "conflict" : "error"));
-      const bool transient = r.status == 0 || r.status == 429 || r.status >= 500;
+      const bool refused = r.error == kNotTheLeader;
+      report("create", r.ok()            ? "ok"
+                       : r.status == 409 ? "conflict"
+                       : refused         ? "refused"
+                                         : "error");
+      // A replica that may no longer act stops: the next leader replays the plan journal.
+      const bool transient = !refused && (r.status == 0 || r.status == 429 || r.status >= 500);
       if (!r.ok() && transient && attempt + 1 < options_.create_attempts) {
         static thread_local std::mt19937 rng{std::random_device{}()};
         const int base = options_.create_backoff_ms << std::min(attempt, 10);

@@ -27,6 +27,11 @@
 // AlreadyExists) or the eviction is refused. replay_journal() — at start-up, when this replica may
 // act — finishes or cancels what a crashed process left (decide_replay).
 //
+// Leader election: the ApiClient's action gate (ApiClient::set_action_gate) refuses every acting
+// request of a replica that may not act, at the moment it would be sent; a refused bind or
+// eviction is kPodBindFailed / kPodDeleteFailed ("not the leader"), a refused creation is not
+// retried (the next leader replays the plan journal).
+//
 // A relist (after 410 Gone) diffs the new list against the view: pods that vanished are deleted,
 // new ones added, changed ones updated, so a pod created during a watch gap is picked up.
 // A malformed object is logged with its name and skipped; the informer goes on.
@@ -61,10 +66,6 @@ struct ApiBackendOptions {
   int create_attempts = 8;        // a 5xx, 429 or transport error is retried this many times in all
   int create_backoff_ms = 200;    // doubling, jittered
   int workers = 4;
-  // Checked by the worker right before each bind and eviction request (leader election: a replica
-  // whose lease may have lapsed must not act). A refusal is kPodBindFailed / kPodDeleteFailed
-  // ("not the leader").
-  std::function<bool()> may_bind;
   std::string component = "orrery";  // Events' source
   std::string instance;              // Events' reportingInstance (the replica's identity)
   // The plan journal's ConfigMap (empty name: no journal; re-creations are then not crash-safe).

@@ -13,6 +13,10 @@ struct ApiCallInfo {
   std::string_view resource;     // plural, with "/subresource" when one is used
   std::string_view verb;         // RBAC verb: get, list, watch, create, update, patch, delete
   std::string_view description;  // what orrery uses it for
+  // Changes the cluster on a scheduler's behalf (binds, evictions, pod writes, Events, the plan
+  // journal): sent only while the replica may act (ApiClient::set_action_gate). Reads and the
+  // leader election's own Lease calls are not.
+  bool acts = false;
 };
 
 enum class ApiCall : int {

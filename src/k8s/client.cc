@@ -159,26 +159,25 @@ void ApiClient::release(std::unique_ptr<httplib::ClientImpl> c) {
 
 Response ApiClient::request(ApiCall call, const char* method, const std::string& path,
                             const std::string* body, const std::string& content_type) {
-  (void)api_call_info(call);
+  const bool gated = api_call_info(call).acts && action_gate_;
   Response out;
   if (interrupted_) {
     out.error = "interrupted";
     return out;
   }
+  // Asked first before a connection is taken (a replica that may not act sends nothing at all),
+  // then again as the body is written (below), which is the moment that counts.
+  if (gated && !action_gate_()) {
+    out.error = kNotTheLeader;
+    return out;
+  }
   auto c = acquire();
-  const std::string full = config_.base_path + path;
-  httplib::Result r{nullptr, httplib::Error::Unknown};
-  const std::string m = method;
-  if (m == "GET") {
-    r = c->Get(full);
-  } else if (m == "POST") {
-    r = c->Post(full, *body, content_type);
-  } else if (m == "PUT") {
-    r = c->Put(full, *body, content_type);
-  } else if (m == "PATCH") {
-    r = c->Patch(full, *body, content_type);
-  } else {
-    r = c->Delete(full);
+  bool refused = false;
+  httplib::Result r = send(*c, method, config_.base_path + path, body, content_type,
+                           gated && body && !body->empty() ? &refused : nullptr);
+  if (refused) {
+    out.error = kNotTheLeader;
+    return out;  // the half-sent request's connection is dropped, not pooled
   }
   if (!r) {
     out.error = httplib::to_string(r.error());
@@ -188,6 +187,30 @@ Response ApiClient::request(ApiCall call, const char* method, const std::string&
   out.body = std::move(r->body);
   release(std::move(c));
   return out;
+}
+
+httplib::Result ApiClient::send(httplib::ClientImpl& c, const std::string& m,
+                                const std::string& full, const std::string* body,
+                                const std::string& type, bool* refused) const {
+  if (m == "GET") return c.Get(full);
+  if (m == "DELETE") return c.Delete(full);
+  if (!refused) {
+    if (m == "POST") return c.Post(full, *body, type);
+    if (m == "PUT") return c.Put(full, *body, type);
+    return c.Patch(full, *body, type);
+  }
+  // Called by httplib after the request line and headers are on the wire, right before the body.
+  httplib::ContentProvider provider = [this, body, refused](size_t offset, size_t length,
+                                                            httplib::DataSink& sink) {
+    if (!action_gate_()) {
+      *refused = true;
+      return false;  // httplib abandons the request
+    }
+    return sink.write(body->data() + offset, length);
+  };
+  if (m == "POST") return c.Post(full, {}, body->size(), provider, type);
+  if (m == "PUT") return c.Put(full, {}, body->size(), provider, type);
+  return c.Patch(full, {}, body->size(), provider, type);
 }
 
 Response ApiClient::get(ApiCall call, const std::string& path) {

@@ -22,14 +22,15 @@
 
 namespace httplib {
 class ClientImpl;
-}
+class Result;
+}  // namespace httplib
 
 namespace orrery::k8s {
 
 struct Response {
-  int status = 0;       // HTTP status; 0 when no response came (see error)
-  std::string body;     // the body (a Status object for API errors)
-  std::string error;    // transport error ("Connection refused", ...) when status == 0
+  int status = 0;     // HTTP status; 0 when no response came (see error)
+  std::string body;   // the body (a Status object for API errors)
+  std::string error;  // transport error ("Connection refused", ...) when status == 0
   bool ok() const { return status >= 200 && status < 300; }
   // "409 Conflict: Operation cannot be fulfilled ..." / "transport: Connection refused".
   std::string describe() const;
@@ -37,6 +38,9 @@ struct Response {
   std::string status_reason() const;
   std::string status_message() const;
 };
+
+// Response::error of a request the action gate refused (ApiClient::set_action_gate).
+inline constexpr const char* kNotTheLeader = "not the leader";
 
 struct ClientOptions {
   int connect_timeout_ms = 5000;
@@ -70,6 +74,14 @@ class ApiClient {
   Response stream(ApiCall call, const std::string& path,
                   const std::function<bool(std::string_view line)>& on_line);
 
+  // Leader election: every request of a call that acts on the cluster (ApiCallInfo::acts) asks
+  // `gate` at the moment its body is written to the connection, after the request line and
+  // headers. A refusal abandons the request: the connection is closed with the body unsent, so
+  // the server never acts on it, and the Response has status 0 and error kNotTheLeader. A
+  // request decided before the process was paused is thus dropped, not sent, when it resumes
+  // past its renew deadline. Set before the first request (not thread-safe).
+  void set_action_gate(std::function<bool()> gate) { action_gate_ = std::move(gate); }
+
   // Closes every open stream and makes later calls fail at once ("interrupted"). For shutdown.
   void interrupt();
   bool interrupted() const { return interrupted_.load(); }
@@ -82,13 +94,18 @@ class ApiClient {
   void release(std::unique_ptr<httplib::ClientImpl> c);
   Response request(ApiCall call, const char* method, const std::string& path,
                    const std::string* body, const std::string& content_type);
+  // Sends one request on `c`; with `refused` set, the body is written through the action gate.
+  httplib::Result send(httplib::ClientImpl& c, const std::string& method, const std::string& path,
+                       const std::string* body, const std::string& content_type,
+                       bool* refused) const;
 
   ClusterConfig config_;
   ClientOptions options_;
+  std::function<bool()> action_gate_;
   std::atomic<bool> interrupted_{false};
   std::mutex mu_;
   std::vector<std::unique_ptr<httplib::ClientImpl>> pool_;  // idle connections
-  std::vector<httplib::ClientImpl*> streams_;              // open streams
+  std::vector<httplib::ClientImpl*> streams_;               // open streams
 };
 
 }  // namespace orrery::k8s

@@ -80,9 +80,15 @@ void LeaderElector::set_leading(bool l) {
 void LeaderElector::run() {
   std::mt19937 rng{std::random_device{}()};
   while (!stop_) {
+    // A renewal counts from before its requests were sent, not from when the answer came back:
+    // the server wrote it after this instant, and others time the lease from when they see that
+    // write, so our renew deadline ends before their lease duration can. (Timed from the answer, a
+    // reply read late — a paused or starved process — would extend our right to act past the
+    // moment another replica may take the lease.)
+    const int64_t attempt_started = Clock::now().time_since_epoch().count();
     const bool ok = try_acquire_or_renew();
     if (ok) {
-      renewed_at_ns_ = Clock::now().time_since_epoch().count();
+      renewed_at_ns_ = attempt_started;
       set_leading(true);
     } else if (leading_ && !may_act()) {
       set_leading(false);  // could not renew within the renew deadline

@@ -9,9 +9,12 @@
 //  - every write is a PUT carrying the resourceVersion read: a 409 Conflict means someone else
 //    wrote first and this round failed (never a blind overwrite);
 //  - the leader renews every retry period; when it has not renewed for renewDeadline it stops
-//    leading. may_act() is true only while now < last successful renewal + renewDeadline, which
-//    is before the lease can expire for others (renewDeadline < leaseDuration), so a leader that
-//    cannot renew stops binding before anyone else may start;
+//    leading. may_act() is true only while now < start of the last successful renewal attempt +
+//    renewDeadline, which is before the lease can expire for others (they time leaseDuration from
+//    when they see the write, after it was sent; renewDeadline < leaseDuration), so a leader that
+//    cannot renew stops acting before anyone else may start. The API client asks may_act() at the
+//    moment each acting request's body is written (ApiClient::set_action_gate), so a request
+//    decided before a pause is abandoned, not sent, when the process resumes;
 //  - release() (on SIGTERM) writes an empty holderIdentity with leaseDurationSeconds 1, so a
 //    standby takes over at once.
 // Defaults are client-go's: 15 s lease, 10 s renew deadline, 2 s retry period.

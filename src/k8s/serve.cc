@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "core/error.h"
@@ -234,6 +236,17 @@ class PolicyHost {
   std::unique_ptr<fw::Component> component_;
 };
 
+// As kube-scheduler's OnStoppedLeading (klog.FlushAndExit(1)): a replica that lost the lease exits
+// at once, from the elector's thread, so no stale cache, queue or plan acts and nothing else can
+// keep it alive; its restart starts as a standby. (Acting requests are refused from the renew
+// deadline on anyway: the client's action gate.)
+[[noreturn]] void exit_on_lost_lease(const LeaderElectionConfig& e) {
+  obs::error("leader election lost; exiting so that no stale state acts",
+             {{"lease", e.lease_namespace + "/" + e.lease_name}, {"identity", e.identity}});
+  std::fflush(nullptr);
+  std::_Exit(1);
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
@@ -257,10 +270,13 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   std::unique_ptr<LeaderElector> elector;
   if (opt.leader_elect) {
     election_client = std::make_unique<ApiClient>(opt.cluster);
-    elector = std::make_unique<LeaderElector>(*election_client, opt.election, [&](bool leading) {
-      metrics.leader.with().set(leading ? 1 : 0);
-      loop.post([] {});  // wake the loop; the driver checks leadership on its next timer
-    });
+    elector = std::make_unique<LeaderElector>(
+        *election_client, opt.election, [&, led = false](bool leading) mutable {
+          metrics.leader.with().set(leading ? 1 : 0);
+          led |= leading;
+          if (!leading && led && !shutting_down) exit_on_lost_lease(opt.election);
+          loop.post([] {});  // wake the loop; the driver checks leadership on its next timer
+        });
   } else {
     metrics.leader.with().set(1);
   }
@@ -271,7 +287,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   bopt.journal_namespace = opt.journal_namespace;
   bopt.journal_name = opt.journal_name;
   LeaderElector* el = elector.get();
-  bopt.may_bind = [el, &shutting_down] { return !shutting_down && (!el || el->may_act()); };
+  // No acting request leaves unless the lease is ours at the moment it is written (client.h).
+  if (el) client.set_action_gate([el] { return el->may_act(); });
   ApiBackend backend(client, loop, bopt);
   backend.on_action([&](const ActionOutcome& a) {
     metrics.plan_steps.with({a.action, a.outcome}).inc();
@@ -302,19 +319,15 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
 
   // Leadership changes and the stop flag are polled on the loop (cheap, 50 ms).
   bool was_acting = false;
-  int exit_code = 0;
   std::function<void()> tick = [&] {
     if (stop && stop->load()) shutting_down = true;
     const bool acting = may_act();
     if (acting && !was_acting && driver) driver->wake();
     if (acting && backend.synced()) backend.replay_journal();  // once
     if (acting && policy && !policy->started() && backend.journal_replayed()) policy->start();
-    if (!acting && was_acting && policy && policy->started() && !shutting_down) {
-      obs::error("lost the lease while running a policy; stopping so that no plan runs twice",
-                 {{"policy", opt.policy}});
-      exit_code = 1;
-      shutting_down = true;
-    }
+    // Past the renew deadline without a renewal: lost, even before the elector's next attempt
+    // (which may be stuck in a request) says so.
+    if (!acting && was_acting && el && !shutting_down) exit_on_lost_lease(opt.election);
     was_acting = acting;
     if (shutting_down) {
       loop.stop();
@@ -339,7 +352,7 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   backend.stop(true);
   driver.reset();
   if (policy) policy->stop();
-  return exit_code;
+  return 0;
 }
 
 }  // namespace orrery::k8s

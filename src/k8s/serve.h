@@ -69,14 +69,16 @@ struct ServeOptions {
   // A policy of the catalog (built by `policy_factory`, e.g. the planners kubedsm and
   // kube-optpack) instead of the per-pod ServeDriver. It gets a Runtime over the ApiBackend and
   // the loop, `policy_args` and `config_path`; its plans run as API calls verified by watch
-  // events (framework/plan.h). With leader election it starts when this replica leads; a leader
-  // that loses the lease stops (exit code 1), as kube-scheduler does, so no plan runs twice.
+  // events (framework/plan.h). With leader election it starts when this replica leads.
+  // In either mode a leader that loses the lease exits (code 1), as kube-scheduler does, so no
+  // stale cache or plan acts; no acting request leaves after its renew deadline (client.h).
   std::string policy;
   fw::PolicyFactory policy_factory;
   yaml::Ctx policy_args;
 };
 
-// Runs until SIGTERM/SIGINT (or *stop becomes true, for tests). Returns the exit code.
+// Runs until SIGTERM/SIGINT (or *stop becomes true, for tests); returns 0. A leader that loses the
+// lease exits the process with code 1 (exit_on_lost_lease in serve.cc).
 int run_serve(const ServeOptions& options, const std::atomic<bool>* stop = nullptr);
 
 // "HOST:PORT" or ":PORT" → host ("0.0.0.0" when empty) and port; throws InputError naming

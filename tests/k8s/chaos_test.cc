@@ -124,7 +124,7 @@ TEST(Chaos, ServeUnderRandomApiFaultsBindsEveryPodExactlyOnceAndItsMetricsAgree)
     for (const auto& p : server.list("pods")) n += p["spec"].value("nodeName", "").empty();
     return n;
   };
-  ASSERT_TRUE(wait_for([&] { return pending() == 0; }, 60000))
+  ASSERT_TRUE(wait_for([&] { return pending() == 0; }, testing::kPatientMs))
       << pending() << " pods still pending after the faults stopped\n"
       << serve.output().substr(0, 20000);
 
@@ -158,7 +158,7 @@ TEST(Chaos, ServeUnderRandomApiFaultsBindsEveryPodExactlyOnceAndItsMetricsAgree)
     return sum_samples(e, "orrery_plan_steps_total{action=\"bind\"") ==
            sum_samples(e, "orrery_schedule_attempts_total{result=\"scheduled\"");
   };
-  ASSERT_TRUE(wait_for(settled, 20000)) << "bind calls != scheduled attempts";
+  ASSERT_TRUE(wait_for(settled, testing::kPatientMs)) << "bind calls != scheduled attempts";
   EXPECT_TRUE(e.errors.empty()) << e.errors.front();
   EXPECT_EQ(sample(e, "orrery_plan_steps_total{action=\"bind\",outcome=\"ok\"}"),
             successes - lost_replies);
@@ -173,7 +173,7 @@ TEST(Chaos, ServeUnderRandomApiFaultsBindsEveryPodExactlyOnceAndItsMetricsAgree)
             << " watch_restarts=" << sum_samples(e, "orrery_watch_restarts_total") << "\n";
 
   serve.signal(SIGTERM);
-  EXPECT_EQ(serve.wait(15000), 0) << serve.output().substr(0, 20000);
+  EXPECT_EQ(serve.wait(testing::kPatientMs), 0) << serve.output().substr(0, 20000);
 }
 
 std::string tail_of(const std::string& text, size_t n = 20000) {
@@ -404,7 +404,8 @@ TEST(Chaos, PackerPlansUnderApiFaultsLoseNoPodAndTheirStepMetricsAgree) {
       if (step_metric(e, k) < fake[k]) return false;
     return true;
   };
-  EXPECT_TRUE(wait_for(agree, 20000)) << "orrery_plan_steps_total never matched the fake's record";
+  EXPECT_TRUE(wait_for(agree, testing::kPatientMs))
+      << "orrery_plan_steps_total never matched the fake's record";
   EXPECT_TRUE(e.errors.empty()) << e.errors.front();
   for (const auto& k : exact) EXPECT_EQ(step_metric(e, k), fake[k]) << k;
   for (const auto& k : at_least) EXPECT_GE(step_metric(e, k), fake[k]) << k;
@@ -415,7 +416,7 @@ TEST(Chaos, PackerPlansUnderApiFaultsLoseNoPodAndTheirStepMetricsAgree) {
   std::cerr << "\n";
 
   serve.signal(SIGTERM);
-  EXPECT_EQ(serve.wait(15000), 0) << tail_of(serve.output());
+  EXPECT_EQ(serve.wait(testing::kPatientMs), 0) << tail_of(serve.output());
 }
 
 // Two replicas of `orrery serve --leader-elect` on one Lease under chaos: besides the faults of
@@ -472,9 +473,9 @@ TEST(Chaos, TwoLeaderElectedReplicasUnderApiFaultsHandOverWithoutDoubleBinds) {
                                     "--lease-name",
                                     "orrery",
                                     "--lease-duration",
-                                    "2",
+                                    "3",
                                     "--renew-deadline",
-                                    "1.5",
+                                    "2",
                                     "--retry-period",
                                     "0.2",
                                     "--identity",
@@ -494,7 +495,8 @@ TEST(Chaos, TwoLeaderElectedReplicasUnderApiFaultsHandOverWithoutDoubleBinds) {
   };
   std::map<std::string, std::unique_ptr<Process>> replicas;
   replicas["a"] = std::make_unique<Process>(replica("a"), dir.path("a.log"));
-  ASSERT_TRUE(wait_for([&] { return holder() == "a"; }, 20000)) << tail_of(replicas["a"]->output());
+  ASSERT_TRUE(wait_for([&] { return holder() == "a"; }, testing::kPatientMs))
+      << tail_of(replicas["a"]->output());
   replicas["b"] = std::make_unique<Process>(replica("b"), dir.path("b.log"));
   auto arrivals = [&] {
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
@@ -519,7 +521,7 @@ TEST(Chaos, TwoLeaderElectedReplicasUnderApiFaultsHandOverWithoutDoubleBinds) {
     for (const auto& p : server.list("pods")) n += p["spec"].value("nodeName", "").empty();
     return n;
   };
-  ASSERT_TRUE(wait_for([&] { return pending() == 0; }, 60000))
+  ASSERT_TRUE(wait_for([&] { return pending() == 0; }, testing::kPatientMs))
       << pending() << " pods pending\n"
       << tail_of(replicas[standby]->output());
   EXPECT_EQ(holder(), standby);

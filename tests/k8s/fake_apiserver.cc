@@ -23,9 +23,13 @@ std::string now_rfc3339() {
 }
 
 JsonValue status(int code, const std::string& reason, const std::string& message) {
-  return {{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", JsonValue::object()},
+  return {{"kind", "Status"},
+          {"apiVersion", "v1"},
+          {"metadata", JsonValue::object()},
           {"status", code < 300 ? "Success" : "Failure"},
-          {"message", message}, {"reason", reason},   {"code", code}};
+          {"message", message},
+          {"reason", reason},
+          {"code", code}};
 }
 
 void reply(httplib::Response& res, int code, const JsonValue& body) {
@@ -162,13 +166,15 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) : options_(std::move(
   server_->set_tcp_nodelay(true);
   routes();
   server_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    record_response(req.method, req.path, res.status);
+    record_response(req, res.status);
   });
   port_ = server_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
 }
 
-FakeApiServer::~FakeApiServer() { stop(); }
+FakeApiServer::~FakeApiServer() {
+  stop();
+}
 
 std::string ChaosCounts::describe() const {
   return "server_errors=" + std::to_string(server_errors) + " slow=" + std::to_string(slow) +
@@ -245,8 +251,8 @@ void FakeApiServer::stop() {
 }
 
 std::string FakeApiServer::url() const {
-  return std::string(options_.cert_pem.empty() ? "http" : "https") + "://127.0.0.1:" +
-         std::to_string(port_);
+  return std::string(options_.cert_pem.empty() ? "http" : "https") +
+         "://127.0.0.1:" + std::to_string(port_);
 }
 
 std::string FakeApiServer::key_of(const std::string& resource, const JsonValue& obj) const {
@@ -375,7 +381,13 @@ void FakeApiServer::set_configmap_refusal(std::function<int(const std::string& m
   configmap_refusal_ = std::move(f);
 }
 
-void FakeApiServer::set_request_hook(std::function<void(const std::string&, const std::string&)> f) {
+void FakeApiServer::set_lease_update_fault(std::function<LeaseUpdateFault()> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  lease_update_fault_ = std::move(f);
+}
+
+void FakeApiServer::set_request_hook(
+    std::function<void(const std::string&, const std::string&)> f) {
   std::lock_guard<std::mutex> lock(mu_);
   request_hook_ = std::move(f);
 }
@@ -406,11 +418,14 @@ void FakeApiServer::record_lease_write(const std::string& key, const JsonValue& 
   lease_writes_.push_back({key, holder, ++seq_});
 }
 
-void FakeApiServer::record_response(const std::string& method, const std::string& path,
-                                    int status) {
-  if (method == "GET") return;
+void FakeApiServer::record_response(const httplib::Request& req, int status) {
+  if (req.method == "GET") return;
+  const std::string length = req.get_header_value("Content-Length");
+  const bool complete =
+      length.empty() || req.body.size() == std::strtoull(length.c_str(), nullptr, 10);
   std::lock_guard<std::mutex> lock(mu_);
-  responses_.push_back({method, path, status});
+  responses_.push_back(
+      {req.method, req.path, status, req.get_header_value("Authorization"), complete, ++seq_});
 }
 
 std::vector<LeaseWrite> FakeApiServer::lease_writes() const {
@@ -434,6 +449,35 @@ int FakeApiServer::requests_with_prefix(const std::string& prefix) const {
   for (const auto& [k, v] : request_counts_)
     if (k.rfind(prefix, 0) == 0) n += v;
   return n;
+}
+
+void FakeApiServer::update_lease(const httplib::Request& req, httplib::Response& res) {
+  JsonValue obj = JsonValue::parse(req.body, nullptr, false);
+  if (!obj.is_object() || !obj.contains("metadata"))
+    return fail(res, 400, "BadRequest", "malformed Lease");
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
+  auto it = objects_["leases"].find(key);
+  if (it == objects_["leases"].end()) return fail(res, 404, "NotFound", "lease not found");
+  if (obj["metadata"].value("resourceVersion", "") !=
+      it->second["metadata"].value("resourceVersion", "")) {
+    return fail(res, 409, "Conflict",
+                "Operation cannot be fulfilled on leases.coordination.k8s.io \"" +
+                    std::string(req.matches[2]) +
+                    "\": the object has been modified; please apply your changes to the "
+                    "latest version and try again");
+  }
+  if (chaos_refuses_lease_update()) {
+    return fail(res, 409, "Conflict",
+                "Operation cannot be fulfilled on leases.coordination.k8s.io \"" +
+                    std::string(req.matches[2]) + "\": the object has been modified (chaos)");
+  }
+  obj["metadata"]["uid"] = it->second["metadata"]["uid"];
+  obj["metadata"]["namespace"] = std::string(req.matches[1]);
+  JsonValue old = it->second;
+  store("leases", "MODIFIED", obj, old);
+  record_lease_write(key, obj);
+  reply(res, 200, objects_["leases"][key]);
 }
 
 void FakeApiServer::routes() {
@@ -495,9 +539,10 @@ void FakeApiServer::routes() {
   s.Get("/apis", [](const httplib::Request&, httplib::Response& res) {
     JsonValue groups = JsonValue::array();
     for (const char* g : {"scheduling.k8s.io", "coordination.k8s.io", "policy"}) {
-      groups.push_back({{"name", g},
-                        {"versions", {{{"groupVersion", std::string(g) + "/v1"}, {"version", "v1"}}}},
-                        {"preferredVersion", {{"groupVersion", std::string(g) + "/v1"}, {"version", "v1"}}}});
+      groups.push_back(
+          {{"name", g},
+           {"versions", {{{"groupVersion", std::string(g) + "/v1"}, {"version", "v1"}}}},
+           {"preferredVersion", {{"groupVersion", std::string(g) + "/v1"}, {"version", "v1"}}}});
     }
     reply(res, 200, {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}});
   });
@@ -522,14 +567,18 @@ void FakeApiServer::routes() {
            {"groupVersion", "scheduling.k8s.io/v1"},
            {"resources", {resource("priorityclasses", "PriorityClass", false)}}});
   });
-  s.Get("/apis/coordination.k8s.io/v1", [resource](const httplib::Request&, httplib::Response& res) {
+  s.Get("/apis/coordination.k8s.io/v1",
+        [resource](const httplib::Request&, httplib::Response& res) {
+          reply(res, 200,
+                {{"kind", "APIResourceList"},
+                 {"groupVersion", "coordination.k8s.io/v1"},
+                 {"resources", {resource("leases", "Lease", true)}}});
+        });
+  s.Get("/apis/policy/v1", [](const httplib::Request&, httplib::Response& res) {
     reply(res, 200,
           {{"kind", "APIResourceList"},
-           {"groupVersion", "coordination.k8s.io/v1"},
-           {"resources", {resource("leases", "Lease", true)}}});
-  });
-  s.Get("/apis/policy/v1", [](const httplib::Request&, httplib::Response& res) {
-    reply(res, 200, {{"kind", "APIResourceList"}, {"groupVersion", "policy/v1"}, {"resources", JsonValue::array()}});
+           {"groupVersion", "policy/v1"},
+           {"resources", JsonValue::array()}});
   });
 
   // Lists and watches.
@@ -545,7 +594,8 @@ void FakeApiServer::routes() {
       w->ns = ns;
       w->sel = sel;
       w->bookmarks = param(req, "allowWatchBookmarks") == "true";
-      int timeout = req.has_param("timeoutSeconds") ? std::stoi(param(req, "timeoutSeconds")) : 1800;
+      int timeout =
+          req.has_param("timeoutSeconds") ? std::stoi(param(req, "timeoutSeconds")) : 1800;
       if (options_.max_watch_seconds > 0) timeout = std::min(timeout, options_.max_watch_seconds);
       w->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
       {
@@ -559,8 +609,8 @@ void FakeApiServer::routes() {
         w->drop_gen = drop_gen_;
         w->expire_gen = expire_gen_;
         if (w->cursor + 1 < compacted_rv_) {  // events after the cursor were compacted
-          const std::string msg = "too old resource version: " + rv + " (" +
-                                  std::to_string(compacted_rv_) + ")";
+          const std::string msg =
+              "too old resource version: " + rv + " (" + std::to_string(compacted_rv_) + ")";
           bool as_http = options_.expired_watch_as_http;
           {
             std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
@@ -578,8 +628,7 @@ void FakeApiServer::routes() {
       }
       ++open_watches_;
       res.set_chunked_content_provider(
-          "application/json",
-          [this, w](size_t, httplib::DataSink& sink) {
+          "application/json", [this, w](size_t, httplib::DataSink& sink) {
             std::string out;
             bool end = false, cut = false;
             {
@@ -688,10 +737,12 @@ void FakeApiServer::routes() {
     }
     JsonValue meta = {{"resourceVersion", std::to_string(list_rv)}};
     if (more) meta["continue"] = std::to_string(list_rv) + "/" + last;
-    const std::string group_version =
-        resource == "priorityclasses" ? "scheduling.k8s.io/v1" : "v1";
+    const std::string group_version = resource == "priorityclasses" ? "scheduling.k8s.io/v1" : "v1";
     reply(res, 200,
-          {{"kind", kind + "List"}, {"apiVersion", group_version}, {"metadata", meta}, {"items", items}});
+          {{"kind", kind + "List"},
+           {"apiVersion", group_version},
+           {"metadata", meta},
+           {"items", items}});
   };
   s.Get("/api/v1/nodes", [list_or_watch](const httplib::Request& req, httplib::Response& res) {
     list_or_watch("nodes", "Node", "", req, res);
@@ -729,54 +780,58 @@ void FakeApiServer::routes() {
   };
 
   // Pods.
-  s.Get(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))",
+  s.Get(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))", [this](const httplib::Request& req,
+                                                             httplib::Response& res) {
+    auto p = get("pods", std::string(req.matches[1]) + "/" + std::string(req.matches[2]));
+    if (!p)
+      return fail(res, 404, "NotFound", "pods \"" + std::string(req.matches[2]) + "\" not found");
+    reply(res, 200, *p);
+  });
+  post(R"(/api/v1/namespaces/([^/]+)/pods)",
+       [this](const httplib::Request& req, httplib::Response& res) {
+         JsonValue obj = JsonValue::parse(req.body, nullptr, false);
+         if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].contains("name"))
+           return fail(res, 400, "BadRequest", "malformed Pod");
+         obj["metadata"]["namespace"] = std::string(req.matches[1]);
+         obj["apiVersion"] = "v1";
+         obj["kind"] = "Pod";
+         std::lock_guard<std::mutex> lock(mu_);
+         const std::string key = key_of("pods", obj);
+         if (objects_["pods"].count(key))
+           return fail(res, 409, "AlreadyExists",
+                       "pods \"" + obj["metadata"].value("name", "") + "\" already exists");
+         stamp(obj);
+         obj["metadata"]["creationTimestamp"] = now_rfc3339();
+         JsonValue& spec = obj["spec"];
+         if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
+         if (!spec.contains("priority") && spec.contains("priorityClassName")) {
+           auto pc = objects_["priorityclasses"].find(spec["priorityClassName"].get<std::string>());
+           if (pc == objects_["priorityclasses"].end())
+             return fail(res, 403, "Forbidden",
+                         "no PriorityClass with name " +
+                             spec["priorityClassName"].get<std::string>() + " was found");
+           spec["priority"] = pc->second["value"];
+         }
+         obj["status"] = {{"phase", "Pending"}};
+         store("pods", "ADDED", obj, std::nullopt);
+         reply(res, 201, objects_["pods"][key]);
+       });
+  patch(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) {
-          auto p = get("pods", std::string(req.matches[1]) + "/" + std::string(req.matches[2]));
-          if (!p) return fail(res, 404, "NotFound", "pods \"" + std::string(req.matches[2]) + "\" not found");
-          reply(res, 200, *p);
+          JsonValue patch = JsonValue::parse(req.body, nullptr, false);
+          if (!patch.is_object()) return fail(res, 400, "BadRequest", "malformed patch");
+          std::lock_guard<std::mutex> lock(mu_);
+          const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
+          auto it = objects_["pods"].find(key);
+          if (it == objects_["pods"].end()) return fail(res, 404, "NotFound", "pod not found");
+          JsonValue old = it->second;
+          JsonValue obj = old;
+          obj.merge_patch(patch);
+          store("pods", "MODIFIED", obj, old);
+          reply(res, 200, objects_["pods"][key]);
         });
-  post(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
-                                                       httplib::Response& res) {
-    JsonValue obj = JsonValue::parse(req.body, nullptr, false);
-    if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].contains("name"))
-      return fail(res, 400, "BadRequest", "malformed Pod");
-    obj["metadata"]["namespace"] = std::string(req.matches[1]);
-    obj["apiVersion"] = "v1";
-    obj["kind"] = "Pod";
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::string key = key_of("pods", obj);
-    if (objects_["pods"].count(key))
-      return fail(res, 409, "AlreadyExists", "pods \"" + obj["metadata"].value("name", "") + "\" already exists");
-    stamp(obj);
-    obj["metadata"]["creationTimestamp"] = now_rfc3339();
-    JsonValue& spec = obj["spec"];
-    if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
-    if (!spec.contains("priority") && spec.contains("priorityClassName")) {
-      auto pc = objects_["priorityclasses"].find(spec["priorityClassName"].get<std::string>());
-      if (pc == objects_["priorityclasses"].end())
-        return fail(res, 403, "Forbidden", "no PriorityClass with name " + spec["priorityClassName"].get<std::string>() + " was found");
-      spec["priority"] = pc->second["value"];
-    }
-    obj["status"] = {{"phase", "Pending"}};
-    store("pods", "ADDED", obj, std::nullopt);
-    reply(res, 201, objects_["pods"][key]);
-  });
-  patch(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))", [this](const httplib::Request& req,
-                                                              httplib::Response& res) {
-    JsonValue patch = JsonValue::parse(req.body, nullptr, false);
-    if (!patch.is_object()) return fail(res, 400, "BadRequest", "malformed patch");
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
-    auto it = objects_["pods"].find(key);
-    if (it == objects_["pods"].end()) return fail(res, 404, "NotFound", "pod not found");
-    JsonValue old = it->second;
-    JsonValue obj = old;
-    obj.merge_patch(patch);
-    store("pods", "MODIFIED", obj, old);
-    reply(res, 200, objects_["pods"][key]);
-  });
   s.Delete(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))", [this](const httplib::Request& req,
-                                                               httplib::Response& res) {
+                                                                httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
     auto it = objects_["pods"].find(key);
@@ -786,7 +841,9 @@ void FakeApiServer::routes() {
     reply(res, 200, obj);
   });
   post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)", [this](const httplib::Request& req,
-                                                                     httplib::Response& res) {
+                                                                    httplib::Response& res) {
+    if (options_.bind_delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options_.bind_delay_ms));
     JsonValue b = JsonValue::parse(req.body, nullptr, false);
     if (!b.is_object() || !b.contains("target") || !b["target"].contains("name"))
       return fail(res, 400, "BadRequest", "malformed Binding");
@@ -858,104 +915,94 @@ void FakeApiServer::routes() {
     if (lost) return fail(res, 500, "InternalError", "Internal error occurred: reply lost (chaos)");
     reply(res, 201, status(201, "", ""));
   });
-  post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction)", [this](const httplib::Request& req,
-                                                                      httplib::Response& res) {
-    const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = objects_["pods"].find(key);
-    if (it == objects_["pods"].end()) return fail(res, 404, "NotFound", "pod not found");
-    if (eviction_refusal_) {
-      if (std::string why = eviction_refusal_(key); !why.empty())
-        return fail(res, 429, "TooManyRequests", why);
-    }
-    bool throttle = throttled_evictions_ > 0;
-    if (throttle) {
-      --throttled_evictions_;
-    } else if (chaos_draw(&ChaosOptions::eviction_throttle)) {
-      throttle = true;
-      std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
-      ++chaos_counts_.evictions_throttled;
-    }
-    if (throttle) {
-      return fail(res, 429, "TooManyRequests",
-                  "Cannot evict pod as it would violate the pod's disruption budget.");
-    }
-    JsonValue obj = it->second;
-    if (obj["status"].value("phase", "") == "Running") {
-      JsonValue old = obj;
-      obj["metadata"]["deletionTimestamp"] = now_rfc3339();
-      obj["metadata"]["deletionGracePeriodSeconds"] = 0;
-      store("pods", "MODIFIED", obj, old);
-      obj = objects_["pods"][key];
-    }
-    store("pods", "DELETED", obj, std::nullopt);
-    reply(res, 201, status(201, "", ""));
-  });
-  post(R"(/api/v1/namespaces/([^/]+)/events)", [this](const httplib::Request& req,
-                                                        httplib::Response& res) {
-    JsonValue ev = JsonValue::parse(req.body, nullptr, false);
-    if (!ev.is_object()) return fail(res, 400, "BadRequest", "malformed Event");
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!ev["metadata"].contains("name"))
-      ev["metadata"]["name"] = ev["metadata"].value("generateName", "ev.") + std::to_string(++uid_counter_);
-    ev["metadata"]["namespace"] = std::string(req.matches[1]);
-    stamp(ev);
-    store("events", "ADDED", ev, std::nullopt);
-    reply(res, 201, ev);
-  });
+  post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction)",
+       [this](const httplib::Request& req, httplib::Response& res) {
+         const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
+         std::lock_guard<std::mutex> lock(mu_);
+         auto it = objects_["pods"].find(key);
+         if (it == objects_["pods"].end()) return fail(res, 404, "NotFound", "pod not found");
+         if (eviction_refusal_) {
+           if (std::string why = eviction_refusal_(key); !why.empty())
+             return fail(res, 429, "TooManyRequests", why);
+         }
+         bool throttle = throttled_evictions_ > 0;
+         if (throttle) {
+           --throttled_evictions_;
+         } else if (chaos_draw(&ChaosOptions::eviction_throttle)) {
+           throttle = true;
+           std::lock_guard<std::mutex> chaos_lock(chaos_mu_);
+           ++chaos_counts_.evictions_throttled;
+         }
+         if (throttle) {
+           return fail(res, 429, "TooManyRequests",
+                       "Cannot evict pod as it would violate the pod's disruption budget.");
+         }
+         JsonValue obj = it->second;
+         if (obj["status"].value("phase", "") == "Running") {
+           JsonValue old = obj;
+           obj["metadata"]["deletionTimestamp"] = now_rfc3339();
+           obj["metadata"]["deletionGracePeriodSeconds"] = 0;
+           store("pods", "MODIFIED", obj, old);
+           obj = objects_["pods"][key];
+         }
+         store("pods", "DELETED", obj, std::nullopt);
+         reply(res, 201, status(201, "", ""));
+       });
+  post(R"(/api/v1/namespaces/([^/]+)/events)",
+       [this](const httplib::Request& req, httplib::Response& res) {
+         JsonValue ev = JsonValue::parse(req.body, nullptr, false);
+         if (!ev.is_object()) return fail(res, 400, "BadRequest", "malformed Event");
+         std::lock_guard<std::mutex> lock(mu_);
+         if (!ev["metadata"].contains("name"))
+           ev["metadata"]["name"] =
+               ev["metadata"].value("generateName", "ev.") + std::to_string(++uid_counter_);
+         ev["metadata"]["namespace"] = std::string(req.matches[1]);
+         stamp(ev);
+         store("events", "ADDED", ev, std::nullopt);
+         reply(res, 201, ev);
+       });
 
   // Leases.
   s.Get(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) {
           auto l = get("leases", std::string(req.matches[1]) + "/" + std::string(req.matches[2]));
-          if (!l) return fail(res, 404, "NotFound", "leases.coordination.k8s.io \"" + std::string(req.matches[2]) + "\" not found");
+          if (!l)
+            return fail(
+                res, 404, "NotFound",
+                "leases.coordination.k8s.io \"" + std::string(req.matches[2]) + "\" not found");
           reply(res, 200, *l);
         });
   post(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases)",
-         [this](const httplib::Request& req, httplib::Response& res) {
-           JsonValue obj = JsonValue::parse(req.body, nullptr, false);
-           if (!obj.is_object() || !obj.contains("metadata"))
-             return fail(res, 400, "BadRequest", "malformed Lease");
-           obj["metadata"]["namespace"] = std::string(req.matches[1]);
-           std::lock_guard<std::mutex> lock(mu_);
-           const std::string key = key_of("leases", obj);
-           if (objects_["leases"].count(key))
-             return fail(res, 409, "AlreadyExists", "leases.coordination.k8s.io already exists");
-           stamp(obj);
-           store("leases", "ADDED", obj, std::nullopt);
-           record_lease_write(key, obj);
-           reply(res, 201, objects_["leases"][key]);
-         });
+       [this](const httplib::Request& req, httplib::Response& res) {
+         JsonValue obj = JsonValue::parse(req.body, nullptr, false);
+         if (!obj.is_object() || !obj.contains("metadata"))
+           return fail(res, 400, "BadRequest", "malformed Lease");
+         obj["metadata"]["namespace"] = std::string(req.matches[1]);
+         std::lock_guard<std::mutex> lock(mu_);
+         const std::string key = key_of("leases", obj);
+         if (objects_["leases"].count(key))
+           return fail(res, 409, "AlreadyExists", "leases.coordination.k8s.io already exists");
+         stamp(obj);
+         store("leases", "ADDED", obj, std::nullopt);
+         record_lease_write(key, obj);
+         reply(res, 201, objects_["leases"][key]);
+       });
   put(R"(/apis/coordination.k8s.io/v1/namespaces/([^/]+)/leases/([^/]+))",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          JsonValue obj = JsonValue::parse(req.body, nullptr, false);
-          if (!obj.is_object() || !obj.contains("metadata"))
-            return fail(res, 400, "BadRequest", "malformed Lease");
+      [this](const httplib::Request& req, httplib::Response& res) {
+        LeaseUpdateFault fault;
+        {
           std::lock_guard<std::mutex> lock(mu_);
-          const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[2]);
-          auto it = objects_["leases"].find(key);
-          if (it == objects_["leases"].end()) return fail(res, 404, "NotFound", "lease not found");
-          if (obj["metadata"].value("resourceVersion", "") !=
-              it->second["metadata"].value("resourceVersion", "")) {
-            return fail(res, 409, "Conflict",
-                        "Operation cannot be fulfilled on leases.coordination.k8s.io \"" +
-                            std::string(req.matches[2]) +
-                            "\": the object has been modified; please apply your changes to the "
-                            "latest version and try again");
-          }
-          if (chaos_refuses_lease_update()) {
-            return fail(res, 409, "Conflict",
-                        "Operation cannot be fulfilled on leases.coordination.k8s.io \"" +
-                            std::string(req.matches[2]) +
-                            "\": the object has been modified (chaos)");
-          }
-          obj["metadata"]["uid"] = it->second["metadata"]["uid"];
-          obj["metadata"]["namespace"] = std::string(req.matches[1]);
-          JsonValue old = it->second;
-          store("leases", "MODIFIED", obj, old);
-          record_lease_write(key, obj);
-          reply(res, 200, objects_["leases"][key]);
-        });
+          if (lease_update_fault_) fault = lease_update_fault_();
+        }
+        if (fault.refuse)
+          return fail(res, 409, "Conflict",
+                      "Operation cannot be fulfilled on leases.coordination.k8s.io \"" +
+                          std::string(req.matches[2]) + "\": refused by the test");
+        update_lease(req, res);
+        // Applied; the reply is held (a slow network, a client that reads it late).
+        if (fault.reply_delay_ms > 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(fault.reply_delay_ms));
+      });
 
   // ConfigMaps (the plan journal): get / create / update by resourceVersion, as the Lease.
   // Refused with the status set_configmap_refusal returns (0: not refused); under mu_.

@@ -34,8 +34,9 @@
 
 namespace httplib {
 class Server;
+struct Request;
 struct Response;
-}
+}  // namespace httplib
 
 namespace orrery::k8s::testing {
 
@@ -44,23 +45,31 @@ using JsonValue = nlohmann::json;
 struct FakeApiServerOptions {
   // TLS when cert_pem is set; client certificates are required when client_ca_pem is set.
   std::string cert_pem, key_pem, client_ca_pem;
-  std::string token;                  // require "Authorization: Bearer <token>" when set
-  std::string username, password;     // require basic auth when set
+  std::string token;                   // require "Authorization: Bearer <token>" when set
+  std::string username, password;      // require basic auth when set
   bool expired_watch_as_http = false;  // 410 as the HTTP status instead of an in-stream ERROR
   int bookmark_interval_ms = 500;
-  int max_watch_seconds = 0;    // cap on timeoutSeconds (0: the client's)
-  bool run_bound_pods = true;   // a bound pod becomes Running (a stand-in kubelet)
+  int max_watch_seconds = 0;   // cap on timeoutSeconds (0: the client's)
+  bool run_bound_pods = true;  // a bound pod becomes Running (a stand-in kubelet)
   int threads = 64;
+  int bind_delay_ms = 0;  // each binding waits this long before it is applied (binds in flight)
 };
 
 struct BindRecord {
-  std::string pod;   // ns/name
+  std::string pod;  // ns/name
   std::string node;
-  int status;        // 201 or the refusal
+  int status;               // 201 or the refusal
   bool reply_lost = false;  // applied (201), but the client was answered 500 (chaos)
   std::string uid;          // the pod's uid when it was found (a re-created pod has a new one)
   std::string auth;         // the request's Authorization header (tells clients apart)
   uint64_t seq = 0;         // order among binds and Lease writes (LeaseWrite::seq)
+};
+
+// What a Lease update meets (FakeApiServer::set_lease_update_fault): refused with 409 before it
+// is applied, or applied and its reply held for reply_delay_ms.
+struct LeaseUpdateFault {
+  bool refuse = false;
+  int reply_delay_ms = 0;
 };
 
 // A Lease write the server applied (create or update), in order (chaos tests: who led when).
@@ -74,14 +83,17 @@ struct LeaseWrite {
 struct ResponseRecord {
   std::string method, path;
   int status;
+  std::string auth;      // the request's Authorization header (tells clients apart)
+  bool complete = true;  // its whole body arrived (false: the client abandoned it mid-request)
+  uint64_t seq = 0;      // order among responses, binds and Lease writes
 };
 
 // Chaos mode: faults injected at random from a seeded stream (the stream is fixed by the seed;
 // which request draws which number depends on thread timing, as it would on a real network).
 struct ChaosOptions {
   uint64_t seed = 1;
-  double server_error = 0.02;       // a request is answered 500 before it is handled
-  double slow = 0.05;               // a request waits up to slow_ms before it is handled
+  double server_error = 0.02;  // a request is answered 500 before it is handled
+  double slow = 0.05;          // a request waits up to slow_ms before it is handled
   int slow_ms = 300;
   double bind_conflict = 0.05;      // a bind is refused with 409 Conflict
   double bind_reply_lost = 0.02;    // a bind is applied and answered 500
@@ -108,8 +120,8 @@ class FakeApiServer {
   int port() const { return port_; }
   std::string url() const;
 
-  // resource: "nodes", "pods", "priorityclasses", "leases", "configmaps", "events". Objects get uid,
-  // resourceVersion and creationTimestamp when missing.
+  // resource: "nodes", "pods", "priorityclasses", "leases", "configmaps", "events". Objects get
+  // uid, resourceVersion and creationTimestamp when missing.
   void add(const std::string& resource, JsonValue obj);
   void update(const std::string& resource, JsonValue obj);  // whole object (MODIFIED)
   void remove(const std::string& resource, const std::string& key);
@@ -118,20 +130,23 @@ class FakeApiServer {
   int64_t resource_version() const;
 
   // Faults.
-  void compact();          // every resourceVersion so far is too old (watches/continues → 410)
-  void expire_watches();   // open watches get an ERROR 410 Expired event and end
-  void drop_watches();     // open watches are cut without a final chunk
+  void compact();         // every resourceVersion so far is too old (watches/continues → 410)
+  void expire_watches();  // open watches get an ERROR 410 Expired event and end
+  void drop_watches();    // open watches are cut without a final chunk
   void block_watches(bool blocked);  // new watches are answered 503 while blocked
   // Called for each bind; a non-zero status refuses it with that status (e.g. 409).
   void set_bind_refusal(std::function<int(const std::string& pod, const std::string& node)> f);
   // Called for each bind / eviction; a non-empty message refuses it with 409 Conflict / 429
   // TooManyRequests carrying that message (the worlds' Refusals, framework/backend.h).
-  void set_bind_refusal_message(std::function<std::string(const std::string& pod, const std::string& node)> f);
+  void set_bind_refusal_message(
+      std::function<std::string(const std::string& pod, const std::string& node)> f);
   void set_eviction_refusal(std::function<std::string(const std::string& pod)> f);
   void throttle_evictions(int count);  // the next `count` evictions get 429
   // Called for each ConfigMap request ("GET", "POST", "PUT"); a non-zero status refuses it
   // (403 Forbidden, or 500 InternalError for anything else).
   void set_configmap_refusal(std::function<int(const std::string& method)> f);
+  // Called for each Lease update (PUT) before it is handled (tests of the elector's timing).
+  void set_lease_update_fault(std::function<LeaseUpdateFault()> f);
   void set_request_hook(std::function<void(const std::string& method, const std::string& path)> f);
   // Chaos mode (see ChaosOptions) until stop_chaos(); the counts of what was injected.
   void start_chaos(const ChaosOptions& options);
@@ -161,11 +176,12 @@ class FakeApiServer {
              std::optional<JsonValue> old);
   std::string key_of(const std::string& resource, const JsonValue& obj) const;
   void stamp(JsonValue& obj);
-  bool chaos_draw(double ChaosOptions::*p);  // a draw with that probability (false when off)
+  bool chaos_draw(double ChaosOptions::*p);         // a draw with that probability (false when off)
   bool chaos_server_error(httplib::Response& res);  // ChaosOptions::server_error: answered 500
-  bool chaos_refuses_lease_update();          // ChaosOptions::lease_conflict, counted
+  bool chaos_refuses_lease_update();                // ChaosOptions::lease_conflict, counted
   void record_lease_write(const std::string& key, const JsonValue& lease);  // under mu_
-  void record_response(const std::string& method, const std::string& path, int status);
+  void record_response(const httplib::Request& req, int status);
+  void update_lease(const httplib::Request& req, httplib::Response& res);
   void chaos_loop();
 
   FakeApiServerOptions options_;
@@ -188,6 +204,7 @@ class FakeApiServer {
   std::function<std::string(const std::string&, const std::string&)> bind_refusal_message_;
   std::function<std::string(const std::string&)> eviction_refusal_;
   std::function<int(const std::string&)> configmap_refusal_;
+  std::function<LeaseUpdateFault()> lease_update_fault_;
   std::vector<BindRecord> binds_;
   uint64_t seq_ = 0;  // under mu_: BindRecord::seq, LeaseWrite::seq
   std::vector<LeaseWrite> lease_writes_;

@@ -2,9 +2,9 @@
 // a signal.
 #pragma once
 
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +43,7 @@ class Process {
   }
   void signal(int sig) { kill(pid_, sig); }
   // Waits for exit; returns the exit code, 128+signal, or -1 on timeout.
-  int wait(int timeout_ms = 10000) {
+  int wait(int timeout_ms = 60000) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (std::chrono::steady_clock::now() < end) {
       int status = 0;

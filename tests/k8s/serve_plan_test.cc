@@ -126,7 +126,7 @@ TEST_F(ServePlanTest, ThePackerMovesAPodThroughTheApiToAdmitAPendingOne) {
   server->add("pods", running("small-2", "b", false));
   server->add("pods", make_pod("default", "big", "4", "1Gi"));
   Process serve(serve_args(), dir.path("serve.log"));
-  ASSERT_TRUE(wait_for([&] { return all_bound(3); }, 30000)) << serve.output();
+  ASSERT_TRUE(wait_for([&] { return all_bound(3); }, testing::kPatientMs)) << serve.output();
   const auto where = expect_all_bound_once(3);
   EXPECT_EQ(where.at("small-1"), where.at("small-2")) << "one small pod moved beside the other";
   EXPECT_NE(where.at("big"), where.at("small-1"));
@@ -197,7 +197,7 @@ TEST_F(ServePlanTest, ARestartBetweenRecreationAndBindLosesNoPod) {
         path.find("/binding") != std::string::npos && !killed.exchange(true))
       victim->signal(SIGKILL);
   });
-  ASSERT_TRUE(wait_for([&] { return killed.load(); }, 30000)) << first->output();
+  ASSERT_TRUE(wait_for([&] { return killed.load(); }, testing::kPatientMs)) << first->output();
   first->wait();
   EXPECT_EQ(
       server->requests_with_prefix("POST /api/v1/namespaces/default/pods/small-1/eviction") +
@@ -213,7 +213,7 @@ TEST_F(ServePlanTest, ARestartBetweenRecreationAndBindLosesNoPod) {
   server->set_request_hook(nullptr);
   Process second(serve_args(), dir.path("2.log"));
   ASSERT_TRUE(ready()) << second.output();
-  ASSERT_TRUE(wait_for([&] { return all_bound(3); }, 30000)) << second.output();
+  ASSERT_TRUE(wait_for([&] { return all_bound(3); }, testing::kPatientMs)) << second.output();
   expect_all_bound_once(3);
   second.signal(SIGTERM);
   EXPECT_EQ(second.wait(), 0);
@@ -242,14 +242,14 @@ TEST_F(ServePlanTest, ARestartBetweenTheEvictionOfABarePodAndItsRecreationLosesN
     server->remove("pods", "default/" + evicted);  // the eviction, carried out
     killed = true;
   });
-  ASSERT_TRUE(wait_for([&] { return killed.load(); }, 30000)) << first->output();
+  ASSERT_TRUE(wait_for([&] { return killed.load(); }, testing::kPatientMs)) << first->output();
   first->wait();
   server->set_request_hook(nullptr);
   ASSERT_FALSE(server->get("pods", "default/" + evicted)) << evicted << " was evicted";
   EXPECT_TRUE(journal().contains("default." + evicted)) << journal().dump();
   Process second(serve_args(), dir.path("2.log"));
   ASSERT_TRUE(ready()) << second.output();
-  ASSERT_TRUE(wait_for([&] { return all_bound(3) && journal().empty(); }, 30000))
+  ASSERT_TRUE(wait_for([&] { return all_bound(3) && journal().empty(); }, testing::kPatientMs))
       << second.output() << "\njournal: " << journal().dump();
   expect_all_bound_once(3);
   const std::string log = second.output();
@@ -284,7 +284,7 @@ TEST_F(ServePlanTest, ARestartAfterTheJournalWriteAndBeforeTheEvictionCancels) {
   server->set_eviction_refusal([&](const std::string&) {
     return killed ? std::string("refused: the test killed serve") : std::string();
   });
-  ASSERT_TRUE(wait_for([&] { return killed.load(); }, 30000)) << first->output();
+  ASSERT_TRUE(wait_for([&] { return killed.load(); }, testing::kPatientMs)) << first->output();
   first->wait();
   server->set_request_hook(nullptr);
   server->set_eviction_refusal(nullptr);
@@ -294,7 +294,7 @@ TEST_F(ServePlanTest, ARestartAfterTheJournalWriteAndBeforeTheEvictionCancels) {
   EXPECT_EQ(uids(), before) << "every pod as it was";
   Process second(serve_args(), dir.path("2.log"));
   ASSERT_TRUE(ready()) << second.output();
-  ASSERT_TRUE(wait_for([&] { return all_bound(3) && journal().empty(); }, 30000))
+  ASSERT_TRUE(wait_for([&] { return all_bound(3) && journal().empty(); }, testing::kPatientMs))
       << second.output() << "\njournal: " << journal().dump();
   expect_all_bound_once(3);
   const std::string log = second.output();
@@ -369,12 +369,12 @@ TEST_F(ServePlanTest, ARestartAtTheEvictionOfAControllerPodLosesNoPod) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  const bool was_killed = wait_for([&] { return killed.load(); }, 30000);
+  const bool was_killed = wait_for([&] { return killed.load(); }, testing::kPatientMs);
   first.wait();
   server->set_request_hook(nullptr);
   Process second(serve_args(), dir.path("2.log"));
   EXPECT_TRUE(ready()) << second.output();
-  const bool bound = wait_for([&] { return all_bound(3); }, 30000);
+  const bool bound = wait_for([&] { return all_bound(3); }, testing::kPatientMs);
   done = true;
   controller.join();
   ASSERT_TRUE(was_killed) << first.output();
@@ -409,7 +409,7 @@ TEST(ServeKubeDsm, BindsABatchOfPendingPodsThroughItsPlans) {
     for (const auto& p : server.list("pods")) ++n[p["spec"].value("nodeName", "")];
     return n;
   };
-  ASSERT_TRUE(wait_for([&] { return nodes()[""] == 0; }, 20000)) << serve.output();
+  ASSERT_TRUE(wait_for([&] { return nodes()[""] == 0; }, testing::kPatientMs)) << serve.output();
   const auto where = nodes();
   EXPECT_EQ(where.at("edge-1"), 4) << "the edge node is filled first";
   EXPECT_EQ(where.at("cloud-1"), 2);
@@ -476,7 +476,7 @@ TEST(ServeCarico, BindsOnlyToNodesWhoseAgentsReportCapacity) {
     for (const auto& p : server.list("pods")) ++n[p["spec"].value("nodeName", "")];
     return n;
   };
-  ASSERT_TRUE(wait_for([&] { return placed()[""] == 0; }, 20000))
+  ASSERT_TRUE(wait_for([&] { return placed()[""] == 0; }, testing::kPatientMs))
       << serve.output() << "\n--- agent\n"
       << agent.output();
   EXPECT_EQ(placed().at("a"), 3);

@@ -192,7 +192,8 @@ TEST(ServePolicyObservability, KubeOptpackWritesPreemptedEvents) {
       {ORRERY_BIN, "serve", "--kubeconfig", kc, "--config", cfg, "--policy", "kube-optpack",
        "--metrics-listen", "127.0.0.1:0", "--backoff-initial-ms", "50", "--backoff-max-ms", "500"},
       dir.path("serve.log"));
-  ASSERT_TRUE(wait_for([&] { return events(server)["Preempted"].count("low") != 0; }, 20000))
+  ASSERT_TRUE(
+      wait_for([&] { return events(server)["Preempted"].count("low") != 0; }, testing::kPatientMs))
       << serve.output();
   auto ev = events(server);
   EXPECT_EQ(ev["Preempted"]["low"].front(), "Preempted by default/high on node a");
@@ -222,7 +223,8 @@ TEST(ServePolicyObservability, KubeDsmBindsAreScheduledAttemptsWithEvents) {
   Process serve({ORRERY_BIN, "serve", "--kubeconfig", kc, "--policy", "kubedsm", "--metrics-listen",
                  "127.0.0.1:" + std::to_string(port), "--backoff-initial-ms", "50"},
                 dir.path("serve.log"));
-  ASSERT_TRUE(wait_for([&] { return events(server)["Scheduled"].size() == 4; }, 20000))
+  ASSERT_TRUE(
+      wait_for([&] { return events(server)["Scheduled"].size() == 4; }, testing::kPatientMs))
       << serve.output();
   std::string body;
   const testing::Exposition e = scrape_until(

@@ -306,7 +306,7 @@ TEST_F(CaricoTls, AgentTalksToAMutualTlsAggregatorAndOthersAreRefused) {
   EXPECT_FALSE(plain.table(std::chrono::milliseconds(2000), &err))
       << "plaintext was served on the TLS port";
   rpc::AggregatorClient with_cert(target, {ca_file, client_cert, client_key});
-  auto rows = with_cert.table(std::chrono::milliseconds(2000), &err);
+  auto rows = with_cert.table(std::chrono::milliseconds(30000), &err);  // loaded machines
   ASSERT_TRUE(rows) << err;
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].node, "tls-node");
