@@ -19,7 +19,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "core/json.h"
+#include "io/json.h"
 #include "obs/log.h"
 #include "policies/carico/proc_source.h"
 #include "policies/carico/replay_source.h"

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/error.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "policies/federated/repro.h"
 #include "policies/federated/run.h"
 #include "report/format.h"

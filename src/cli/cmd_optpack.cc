@@ -20,16 +20,16 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "core/distribution.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/k8s_objects.h"
 #include "framework/config.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 #include "policies/optpack/optimizer.h"
 #include "policies/optpack/plan.h"
 #include "policies/optpack/repro.h"
 #include "policies/optpack/snapshot.h"
+#include "util/distribution.h"
 
 namespace orrery::cli {
 

@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/json.h"
-#include "core/sweep.h"
+#include "io/files.h"
+#include "io/json.h"
 #include "policies/carico/evaluation.h"
 #include "report/document.h"
+#include "util/sweep.h"
 
 namespace orrery::carico {
 namespace {

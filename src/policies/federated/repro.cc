@@ -6,13 +6,13 @@
 #include <memory>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/stats.h"
-#include "core/sweep.h"
+#include "io/files.h"
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/run.h"
 #include "policies/federated/task_model.h"
 #include "report/document.h"
+#include "util/stats.h"
+#include "util/sweep.h"
 
 namespace orrery::federated {
 

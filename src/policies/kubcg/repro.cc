@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <functional>
 
-#include "core/distribution.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/json.h"
 #include "core/rng.h"
+#include "io/files.h"
+#include "io/json.h"
 #include "policies/kubcg/evaluation.h"
+#include "util/distribution.h"
 
 namespace orrery::kubcg {
 

@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "core/sweep.h"
 #include "policies/catalog.h"
 #include "sim/scenario.h"
 #include "sim/simulation.h"
+#include "util/sweep.h"
 
 namespace orrery::kubedsm {
 namespace {

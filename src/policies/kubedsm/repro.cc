@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/paired_stats.h"
+#include "io/files.h"
 #include "policies/kubedsm/authors_data.h"
 #include "policies/kubedsm/evaluation.h"
 #include "report/document.h"
 #include "sim/metrics.h"
+#include "util/paired_stats.h"
 
 namespace orrery::kubedsm {
 namespace {

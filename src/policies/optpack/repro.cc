@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/sweep.h"
+#include "io/files.h"
 #include "policies/optpack/evaluation.h"
 #include "report/document.h"
+#include "util/sweep.h"
 
 namespace orrery::optpack {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/sweep.h"
 #include "policies/optpack/evaluation.h"
+#include "util/sweep.h"
 
 namespace orrery::optpack {
 namespace {
