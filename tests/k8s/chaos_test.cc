@@ -461,33 +461,9 @@ TEST(Chaos, TwoLeaderElectedReplicasUnderApiFaultsHandOverWithoutDoubleBinds) {
   chaos.lease_conflict = 0.1;
   server.start_chaos(chaos);
   auto replica = [&](const std::string& id) {
-    return std::vector<std::string>{ORRERY_BIN,
-                                    "serve",
-                                    "--kubeconfig",
-                                    dir.path(id + ".kubeconfig"),
-                                    "--config",
-                                    cfg,
-                                    "--leader-elect",
-                                    "--lease-namespace",
-                                    "kube-system",
-                                    "--lease-name",
-                                    "orrery",
-                                    "--lease-duration",
-                                    "3",
-                                    "--renew-deadline",
-                                    "2",
-                                    "--retry-period",
-                                    "0.2",
-                                    "--identity",
-                                    id,
-                                    "--metrics-listen",
-                                    "127.0.0.1:0",
-                                    "--seed",
-                                    std::to_string(seed),
-                                    "--backoff-initial-ms",
-                                    "50",
-                                    "--backoff-max-ms",
-                                    "1000"};
+    return testing::leader_elected_serve(ORRERY_BIN, dir.path(id + ".kubeconfig"), cfg, id,
+                                         {"--metrics-listen", "127.0.0.1:0", "--seed",
+                                          std::to_string(seed), "--backoff-max-ms", "1000"});
   };
   auto holder = [&] {
     auto l = server.get("leases", "kube-system/orrery");

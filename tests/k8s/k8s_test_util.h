@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "framework/realtime_loop.h"
 
@@ -64,6 +65,39 @@ inline bool wait_for(const std::function<bool()>& done, int timeout_ms = kPatien
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
+}
+
+// `orrery serve --leader-elect` (binary `bin`) as replica `identity` on the Lease
+// kube-system/orrery, with test-sized timings (lease 3 s, renew deadline 2 s, retry 0.2 s) and a
+// 50 ms initial backoff; `extra` options follow.
+inline std::vector<std::string> leader_elected_serve(const std::string& bin,
+                                                     const std::string& kubeconfig,
+                                                     const std::string& config,
+                                                     const std::string& identity,
+                                                     const std::vector<std::string>& extra) {
+  std::vector<std::string> a = {bin,
+                                "serve",
+                                "--kubeconfig",
+                                kubeconfig,
+                                "--config",
+                                config,
+                                "--leader-elect",
+                                "--lease-namespace",
+                                "kube-system",
+                                "--lease-name",
+                                "orrery",
+                                "--lease-duration",
+                                "3",
+                                "--renew-deadline",
+                                "2",
+                                "--retry-period",
+                                "0.2",
+                                "--identity",
+                                identity,
+                                "--backoff-initial-ms",
+                                "50"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
 }
 
 }  // namespace orrery::k8s::testing

@@ -63,31 +63,10 @@ class ServeLeaderTest : public ::testing::Test {
     }
   }
   std::unique_ptr<Process> replica(const std::string& id, int metrics_port = 0) {
-    std::vector<std::string> a = {ORRERY_BIN,
-                                  "serve",
-                                  "--kubeconfig",
-                                  dir.path(id + ".kubeconfig"),
-                                  "--config",
-                                  dir.path("sched.yaml"),
-                                  "--leader-elect",
-                                  "--lease-namespace",
-                                  "kube-system",
-                                  "--lease-name",
-                                  "orrery",
-                                  "--lease-duration",
-                                  "3",
-                                  "--renew-deadline",
-                                  "2",
-                                  "--retry-period",
-                                  "0.2",
-                                  "--identity",
-                                  id,
-                                  "--metrics-listen",
-                                  "127.0.0.1:" + std::to_string(metrics_port),
-                                  "--backoff-initial-ms",
-                                  "50",
-                                  "--backoff-max-ms",
-                                  "500"};
+    const auto a = testing::leader_elected_serve(
+        ORRERY_BIN, dir.path(id + ".kubeconfig"), dir.path("sched.yaml"), id,
+        {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--backoff-max-ms",
+         "500"});
     return std::make_unique<Process>(a, dir.path(id + ".log"));
   }
   std::string holder() const {
