@@ -10,8 +10,11 @@
 # The set: (a) syn_250 on 10,000 workers with kube-default; (b) every scenario under scenarios/;
 # (c) `orrery schedule` on the golden snapshot (deterministic and seeded ties) and on a
 # bench-sized generated snapshot (bench/gen_snapshot.py, adaptive and 100 % of nodes), and
-# `orrery score` on the golden snapshot; (d) `orrery repro kubedsm --quick` and
-# `orrery repro federated --quick`. Run from anywhere; paths are resolved from the repo root.
+# `orrery score` on the golden snapshot; (d) `orrery repro <paper> --quick` for kubedsm,
+# federated, kubcg and carico; optpack only with ORRERY_COMPARE_OPTPACK=1 (its --quick run takes
+# more than 10 minutes on 2 shared cores; `--deterministic`: solver budgets in work units, so the
+# categories do not depend on the machine's speed). Run from anywhere; paths are resolved from the
+# repo root.
 # Exit status: 0 when every command succeeded (and the outputs match REF), 1 otherwise.
 set -uo pipefail
 
@@ -74,11 +77,26 @@ run schedule/big-all-nodes "$bin" schedule --cluster "$snapshot" --seed 3 \
 # (d) the reproductions.
 run repro/kubedsm "$bin" repro kubedsm --quick --out "$out/repro/kubedsm"
 run repro/federated "$bin" repro federated --quick --no-wall-clock --out "$out/repro/federated"
+run repro/kubcg "$bin" repro kubcg --quick --out "$out/repro/kubcg"
+run repro/carico "$bin" repro carico --quick --out "$out/repro/carico"
+if [[ ${ORRERY_COMPARE_OPTPACK:-0} == 1 ]]; then
+  run repro/optpack "$bin" repro optpack --quick --deterministic --jobs 2 --out "$out/repro/optpack"
+fi
 
-# Normalise what legitimately differs between equal runs: the output path, the wall time printed
-# by `repro kubedsm`, and the order in which parallel runs report progress.
+# Normalise what legitimately differs between equal runs: the output path, the wall times printed
+# by `repro kubedsm|kubcg|carico|optpack`, optpack's solver wall times (the only wall-clock field
+# of its outputs: `solver_time_s_mean` in summary.json and Table 1's "solver duration (s)" rows;
+# with --deterministic everything else is fixed), and the order in which parallel runs report
+# progress. (`repro federated` zeroes its wall times itself with --no-wall-clock; kubcg and carico
+# write no wall-clock field.)
 sed -i -e "s|$out|OUT|g" "$out"/*/*.stdout "$out"/*/*.stderr
-sed -i -E 's/simulations, [0-9.]+ ?(s|ms)\)/simulations, <time>)/' "$out/repro/kubedsm.stdout"
+sed -i -E 's/(simulations|instances), [0-9.]+ ?(s|ms)\)/\1, <time>)/' "$out"/repro/*.stdout
+if [[ -d $out/repro/optpack ]]; then
+  sed -i -E 's/"solver_time_s_mean": [0-9.eE+-]+/"solver_time_s_mean": <time>/' \
+    "$out/repro/optpack/summary.json"
+  # Table 1's "solver duration (s)" rows: every number of those rows.
+  sed -i -E '/solver duration \(s\)/s/>[0-9.eE+-]+</><time></g' "$out/repro/optpack/report.html"
+fi
 for f in "$out"/repro/*.stderr; do sed -i -E "s/^\[[0-9]+\/[0-9]+\] //" "$f"; LC_ALL=C sort -o "$f" "$f"; done
 
 if [[ -n $ref ]]; then
