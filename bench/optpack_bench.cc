@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "policies/optpack/evaluation.h"
+#include "experiments/optpack/evaluation.h"
 
 namespace {
 

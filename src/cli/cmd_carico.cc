@@ -18,12 +18,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/sweep_flags.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "experiments/carico/repro.h"
 #include "obs/log.h"
 #include "policies/carico/proc_source.h"
 #include "policies/carico/replay_source.h"
-#include "policies/carico/repro.h"
 #include "policies/carico/rpc/client.h"
 #include "policies/carico/rpc/processes.h"
 
@@ -31,7 +32,9 @@ namespace orrery::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop = true; }
+extern "C" void on_stop_signal(int) {
+  g_stop = true;
+}
 
 void install_stop_handlers() {
   struct sigaction sa {};
@@ -81,8 +84,8 @@ int status(const std::string& target, const std::string& output,
     std::cout << Json{{"nodes", nodes}}.dump() << "\n";
     return 0;
   }
-  std::cout << fmt::format("{:<24} {:>12} {:>10} {:>6} {:>8}\n", "NODE", "POD-CAPACITY",
-                           "CAPACITY", "PODS", "AGE");
+  std::cout << fmt::format("{:<24} {:>12} {:>10} {:>6} {:>8}\n", "NODE", "POD-CAPACITY", "CAPACITY",
+                           "PODS", "AGE");
   for (const auto& r : *rows)
     std::cout << fmt::format("{:<24} {:>12.2f} {:>10.3f} {:>6} {:>7.1f}s\n", r.node,
                              r.status.pod_capacity, r.status.capacity, r.status.pods, r.age_s);
@@ -121,7 +124,8 @@ void register_carico(CLI::App& root, CommandTable& table) {
     auto proc_root = std::make_shared<std::string>("/proc");
     auto cgroup_root = std::make_shared<std::string>("/sys/fs/cgroup");
     CLI::App* app = root.add_subcommand(
-        "agent", "CARICO node agent: telemetry → local SVD → Pod-Capacity, reported to the aggregator");
+        "agent",
+        "CARICO node agent: telemetry → local SVD → Pod-Capacity, reported to the aggregator");
     app->add_option("--aggregator", o->aggregator, "HOST:PORT of the aggregator")->required();
     app->add_option("--node", o->node, "This node's name (as the scheduler knows it)")->required();
     app->add_option("--source", *source, "proc (this machine's /proc) or replay:FILE (CSV)");
@@ -167,14 +171,22 @@ void register_carico(CLI::App& root, CommandTable& table) {
     auto o = std::make_shared<carico::ReproOptions>();
     CLI::App* app = repro.add_subcommand(
         "carico", "CARICO (thesis ch. 5): JCT vs pods, PCT tables, utilisation, isolation");
-    app->add_option("--out", o->out_dir, "Output directory (report.html, summary.json)")->required();
+    app->add_option("--out", o->out_dir, "Output directory (report.html, summary.json)")
+        ->required();
     app->add_flag("--quick", o->quick, "Fewer experiments, one seed");
     app->add_option("--seeds", o->seeds, "Seeds per point (default 3, or 1 with --quick)")
         ->check(CLI::Range(1, 100));
     app->add_option("--threads", o->threads, "Simulations run in parallel (default 2)")
         ->check(CLI::Range(1, 256));
-    table.push_back({app, [o] {
+    auto sweep = std::make_shared<SweepFlags>();
+    add_sweep_flags(app, sweep.get());
+    table.push_back({app, [app, o, sweep] {
+                       o->distribution = sweep_distribution(app, *sweep);
                        const carico::ReproResult r = carico::run_repro(*o);
+                       if (!r.shard_note.empty()) {
+                         std::printf("%s\n", r.shard_note.c_str());
+                         return 0;
+                       }
                        std::printf("wrote %s and %s (%zu simulations, %.1f s)\n", r.html.c_str(),
                                    r.summary.c_str(), r.runs, r.wall_s);
                        return 0;

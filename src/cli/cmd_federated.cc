@@ -12,9 +12,10 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/sweep_flags.h"
 #include "core/error.h"
 #include "core/k8s_objects.h"
-#include "policies/federated/repro.h"
+#include "experiments/federated/repro.h"
 #include "policies/federated/run.h"
 #include "report/format.h"
 
@@ -196,9 +197,12 @@ void register_federated(CLI::App& root, CommandTable& table) {
       "Writes DIR/report.html, DIR/summary.json (means over seeds beside the paper's numbers), "
       "DIR/results.csv (one row per run) and DIR/runs/<workload>/<profile>/seed<N>/. "
       "See docs/repro/federated.md.");
+  auto sweep = std::make_shared<SweepFlags>();
+  add_sweep_flags(app, sweep.get());
   table.push_back(
-      {app, [app, opts] {
+      {app, [app, opts, sweep] {
          federated::ReproOptions& r = opts->repro;
+         r.distribution = sweep_distribution(app, *sweep);
          r.wall_clock = !opts->no_wall_clock;
          r.reference = !opts->no_reference;
          if (!opts->quirks.empty()) r.quirks = federated::parse_quirks(opts->quirks);
@@ -235,6 +239,10 @@ void register_federated(CLI::App& root, CommandTable& table) {
            r.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
          }
          const federated::ReproResult res = federated::run_repro(r);
+         if (!res.shard_note.empty()) {
+           std::printf("%s\n", res.shard_note.c_str());
+           return 0;
+         }
          if (opts->output != "table") {
            // DIR/summary.json: the means over seeds beside the paper's numbers.
            print_document(

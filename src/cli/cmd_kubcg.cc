@@ -2,7 +2,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "policies/kubcg/repro.h"
+#include "cli/sweep_flags.h"
+#include "experiments/kubcg/repro.h"
 
 namespace orrery::cli {
 
@@ -18,8 +19,15 @@ void register_kubcg(CLI::App& root, CommandTable& table) {
   app->add_flag("--quick", opts->quick, "One seed, smaller Poisson samples (seconds)");
   app->add_option("--db", opts->db,
                   "Store the warm-up history here (sqlite:PATH or postgresql://...)");
-  table.push_back({app, [opts]() {
+  auto sweep = std::make_shared<SweepFlags>();
+  add_sweep_flags(app, sweep.get());
+  table.push_back({app, [app, opts, sweep]() {
+                     opts->distribution = sweep_distribution(app, *sweep);
                      const kubcg::ReproResult r = kubcg::run_repro(*opts);
+                     if (!r.shard_note.empty()) {
+                       std::printf("%s\n", r.shard_note.c_str());
+                       return 0;
+                     }
                      std::printf("wrote %s and %s (%zu simulations, %.1f s)\n", r.html.c_str(),
                                  r.summary.c_str(), r.runs, r.wall_s);
                      return 0;

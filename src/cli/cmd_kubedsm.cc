@@ -5,7 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "policies/kubedsm/repro.h"
+#include "cli/sweep_flags.h"
+#include "experiments/kubedsm/repro.h"
 
 namespace orrery::cli {
 
@@ -36,9 +37,12 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
                   "With --hpa-metric podRate: seconds each pod's rate is averaged over, as "
                   "Prometheus' rate(counter[W]) (default 0: the rate at the moment)")
       ->check(CLI::Range(0.0, 3600.0));
+  auto sweep = std::make_shared<SweepFlags>();
+  add_sweep_flags(app, sweep.get());
   table.push_back(
-      {app, [opts, output]() {
+      {app, [app, opts, output, sweep]() {
          kubedsm::ReproOptions o = *opts;
+         o.distribution = sweep_distribution(app, *sweep);
          if (isatty(fileno(stderr)))
            o.progress = [](size_t done, size_t total) {
              if (done % 100 == 0 || done == total)
@@ -46,6 +50,10 @@ void register_kubedsm(CLI::App& root, CommandTable& table) {
              if (done == total) std::fprintf(stderr, "\n");
            };
          const kubedsm::ReproResult r = kubedsm::run_repro(o);
+         if (!r.shard_note.empty()) {
+           std::printf("%s\n", r.shard_note.c_str());
+           return 0;
+         }
          if (*output != "table") {
            print_document(
                Json{{"report", r.html}, {"simulations", r.runs}, {"wall_time_s", r.wall_s}},

@@ -20,15 +20,16 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/sweep_flags.h"
 #include "core/distribution.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/k8s_objects.h"
+#include "experiments/optpack/repro.h"
 #include "framework/config.h"
 #include "plugins/register.h"
 #include "policies/optpack/optimizer.h"
 #include "policies/optpack/plan.h"
-#include "policies/optpack/repro.h"
 #include "policies/optpack/snapshot.h"
 
 namespace orrery::cli {
@@ -224,8 +225,11 @@ void register_optpack(CLI::App& root, CommandTable& table) {
                  "Instances per configuration (default 100, or 4 with --quick)")
       ->check(CLI::Range(1, 100000));
   rp->add_flag("--deterministic", ro->deterministic, "Budgets in work units, not wall time");
-  table.push_back({rp, [ro, ts]() {
+  auto sweep = std::make_shared<SweepFlags>();
+  add_sweep_flags(rp, sweep.get());
+  table.push_back({rp, [rp, ro, ts, sweep]() {
                      optpack::ReproOptions o = *ro;
+                     o.distribution = sweep_distribution(rp, *sweep);
                      if (!ts->empty()) {
                        o.timeouts.clear();
                        size_t start = 0;
@@ -242,6 +246,10 @@ void register_optpack(CLI::App& root, CommandTable& table) {
                          if (done == total) std::fprintf(stderr, "\n");
                        };
                      const optpack::ReproResult r = optpack::run_repro(o);
+                     if (!r.shard_note.empty()) {
+                       std::printf("%s\n", r.shard_note.c_str());
+                       return 0;
+                     }
                      std::printf("wrote %s (%zu instances, %.1f s)\n", r.html.c_str(), r.instances,
                                  r.wall_s);
                      return 0;

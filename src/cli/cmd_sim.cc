@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/sweep_flags.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/suggest.h"
@@ -47,7 +48,7 @@ struct RunFlags {
   std::string duration;
   bool no_wall_clock = false;
   bool quiet = false;
-  std::string baseline;  // compare/demo: the verdict's baseline run (report::baseline_run)
+  std::string baseline;          // compare/demo: the verdict's baseline run (report::baseline_run)
   std::string output = "table";  // -o: table, json or yaml (cli/output.h)
   bool table() const { return output == "table"; }
 };
@@ -268,7 +269,8 @@ void check_profiles(const fw::PolicyRegistry& reg, const std::vector<std::string
 // (report/seed_comparison.h) in DIR/summary.json, DIR/report.html and on the terminal.
 int compare_seeds(const std::function<sim::Scenario()>& load,
                   const std::vector<std::string>& profiles, const std::string& seed_list,
-                  const RunFlags& f, const std::string& out, int jobs, const std::string& title) {
+                  const RunFlags& f, const std::string& out, int jobs, const std::string& title,
+                  const experiments::Distribution& dist) {
   const fw::PolicyRegistry reg = simulation_policies();
   check_profiles(reg, profiles, f);
   if (f.seed) throw InputError("--seed and --seeds: give one of them");
@@ -283,13 +285,25 @@ int compare_seeds(const std::function<sim::Scenario()>& load,
       clear_old_summary(dirs.back());
     }
   }
-  const std::vector<Json> summaries = run_sweep(dirs.size(), jobs, [&](size_t i) {
-    RunFlags g = f;
-    g.seed = seeds[i % seeds.size()];
-    g.quiet = true;
-    const sim::Scenario sc = load();
-    return run_one(sc, reg, profiles[i / seeds.size()], g, false, dirs[i]);
-  });
+  // Each run's summary is its result in shard files (experiments/harness.h); its files are in
+  // DIR/<profile>/seed-<n>/ of the shard's DIR, which `orrery merge` copies.
+  const experiments::Codec<Json> codec{[](const Json& j) { return j; },
+                                       [](const Json& j) { return j; }};
+  const std::optional<std::vector<Json>> swept = experiments::sweep<Json>(
+      dist, out, dirs.size(), jobs,
+      [&](size_t i) {
+        RunFlags g = f;
+        g.seed = seeds[i % seeds.size()];
+        g.quiet = true;
+        const sim::Scenario sc = load();
+        return run_one(sc, reg, profiles[i / seeds.size()], g, false, dirs[i]);
+      },
+      codec);
+  if (!swept) {
+    std::printf("%s\n", experiments::shard_message(dist, out, dirs.size()).c_str());
+    return 0;
+  }
+  const std::vector<Json>& summaries = *swept;
   report::SeedRuns runs;
   runs.scenario = summaries.front()["scenario"].get<std::string>();
   runs.profiles = profiles;
@@ -388,6 +402,71 @@ void set_queue_mode(sim::Scenario& sc, const std::string& profile, const std::st
   }
 }
 
+// `orrery compare` (its --seeds sweep takes --shard I/N).
+void register_compare(CLI::App& root, CommandTable& table) {
+  // ---- orrery compare ----
+  struct CompareOptions {
+    std::string scenario, trace, profiles, out;
+    std::vector<std::string> cluster_configs;
+    std::string seeds;
+    int jobs = 0;  // the number of CPUs (core/sweep.h)
+    RunFlags flags;
+    SweepFlags sweep;  // --shard I/N (with --seeds)
+  };
+  auto co = std::make_shared<CompareOptions>();
+  CLI::App* cmp = root.add_subcommand(
+      "compare", "Run one scenario or trace under several policies and write an HTML report");
+  cmp->add_option("scenario", co->scenario, "Scenario file");
+  cmp->add_option("--trace", co->trace,
+                  "Instead of a scenario: replay a .tr trace on the workers of --cluster-config");
+  cmp->add_option("--cluster-config", co->cluster_configs,
+                  "With --trace: a Megha and/or a PigeonC configuration of the same workers "
+                  "(comma-separated); policies run on its workers, megha* and pigeonc* on the "
+                  "configuration of their kind")
+      ->delimiter(',');
+  cmp->add_option("--profiles,-p", co->profiles,
+                  "Comma-separated policy names; with --trace also megha, pigeonc and their "
+                  "variants (orrery sim --list-profiles)")
+      ->required();
+  cmp->add_option("--out", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
+      ->required();
+  cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
+  add_run_flags(cmp, &co->flags);
+  add_baseline_flag(cmp, &co->flags);
+  cmp->add_option("--seeds", co->seeds,
+                  "Run every profile on each seed (1..20, 1,2,5) and report means with 95% "
+                  "confidence intervals and a paired comparison against the first profile");
+  add_sweep_flags(cmp, &co->sweep);
+  table.push_back({cmp, [cmp, co] {
+                     const experiments::Distribution dist = sweep_distribution(cmp, co->sweep);
+                     if ((dist.sharded() || dist.merging()) && co->seeds.empty())
+                       throw InputError("--shard: only with --seeds (a sweep over seeds)");
+                     if (co->scenario.empty() == co->trace.empty()) {
+                       throw InputError("give a scenario file or --trace FILE.tr (one of them)");
+                     }
+                     if (!co->trace.empty()) {
+                       if (!co->seeds.empty())
+                         throw InputError("--seeds: only with a scenario file, not --trace");
+                       return compare_trace(co->trace, co->cluster_configs,
+                                            split_list(co->profiles), co->flags, co->out, co->jobs);
+                     }
+                     if (!co->cluster_configs.empty()) {
+                       throw InputError(
+                           "--cluster-config: only with --trace (a scenario file "
+                           "describes its own cluster)");
+                     }
+                     const std::string path = co->scenario;
+                     if (!co->seeds.empty()) {
+                       return compare_seeds([path] { return sim::load_scenario(path); },
+                                            split_list(co->profiles), co->seeds, co->flags, co->out,
+                                            co->jobs, "orrery compare: " + path, dist);
+                     }
+                     return compare([path] { return sim::load_scenario(path); },
+                                    split_list(co->profiles), co->flags, co->out, co->jobs,
+                                    "orrery compare: " + path);
+                   }});
+}
+
 }  // namespace
 
 void register_sim(CLI::App& root, CommandTable& table) {
@@ -462,62 +541,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
          return 0;
        }});
 
-  // ---- orrery compare ----
-  struct CompareOptions {
-    std::string scenario, trace, profiles, out;
-    std::vector<std::string> cluster_configs;
-    std::string seeds;
-    int jobs = 0;  // the number of CPUs (core/sweep.h)
-    RunFlags flags;
-  };
-  auto co = std::make_shared<CompareOptions>();
-  CLI::App* cmp = root.add_subcommand(
-      "compare", "Run one scenario or trace under several policies and write an HTML report");
-  cmp->add_option("scenario", co->scenario, "Scenario file");
-  cmp->add_option("--trace", co->trace,
-                  "Instead of a scenario: replay a .tr trace on the workers of --cluster-config");
-  cmp->add_option("--cluster-config", co->cluster_configs,
-                  "With --trace: a Megha and/or a PigeonC configuration of the same workers "
-                  "(comma-separated); policies run on its workers, megha* and pigeonc* on the "
-                  "configuration of their kind")
-      ->delimiter(',');
-  cmp->add_option("--profiles,-p", co->profiles,
-                  "Comma-separated policy names; with --trace also megha, pigeonc and their "
-                  "variants (orrery sim --list-profiles)")
-      ->required();
-  cmp->add_option("--out", co->out, "Output directory (DIR/<profile>/, DIR/report.html)")
-      ->required();
-  cmp->add_option("--jobs,-j", co->jobs, "Runs in parallel (default: the number of CPUs)");
-  add_run_flags(cmp, &co->flags);
-  add_baseline_flag(cmp, &co->flags);
-  cmp->add_option("--seeds", co->seeds,
-                  "Run every profile on each seed (1..20, 1,2,5) and report means with 95% "
-                  "confidence intervals and a paired comparison against the first profile");
-  table.push_back({cmp, [co] {
-                     if (co->scenario.empty() == co->trace.empty()) {
-                       throw InputError("give a scenario file or --trace FILE.tr (one of them)");
-                     }
-                     if (!co->trace.empty()) {
-                       if (!co->seeds.empty())
-                         throw InputError("--seeds: only with a scenario file, not --trace");
-                       return compare_trace(co->trace, co->cluster_configs,
-                                            split_list(co->profiles), co->flags, co->out, co->jobs);
-                     }
-                     if (!co->cluster_configs.empty()) {
-                       throw InputError(
-                           "--cluster-config: only with --trace (a scenario file "
-                           "describes its own cluster)");
-                     }
-                     const std::string path = co->scenario;
-                     if (!co->seeds.empty()) {
-                       return compare_seeds([path] { return sim::load_scenario(path); },
-                                            split_list(co->profiles), co->seeds, co->flags, co->out,
-                                            co->jobs, "orrery compare: " + path);
-                     }
-                     return compare([path] { return sim::load_scenario(path); },
-                                    split_list(co->profiles), co->flags, co->out, co->jobs,
-                                    "orrery compare: " + path);
-                   }});
+  register_compare(root, table);
 
   // ---- orrery demo ----
   struct DemoOptions {

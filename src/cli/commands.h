@@ -33,8 +33,12 @@ void register_explain(CLI::App& root, CommandTable& table);  // cmd_explain.cc
 void register_kubedsm(CLI::App& root, CommandTable& table);  // repro kubedsm
 void register_optpack(CLI::App& root, CommandTable& table);  // solve, repro optpack
 void register_report(CLI::App& root, CommandTable& table);
+// `orrery merge SHARD_DIR... --out DIR` (cmd_merge.cc): the shards of a sweep into one output.
+void register_merge(CLI::App& root, CommandTable& table);
+// Runs an orrery command line (args[0] is the program name) as main() would, in this process.
+int run_command_line(const std::vector<std::string>& args);
 void register_federated(CLI::App& root, CommandTable& table);
-void register_sim(CLI::App& root, CommandTable& table);  // sim, compare, demo
+void register_sim(CLI::App& root, CommandTable& table);      // sim, compare, demo
 void register_history(CLI::App& root, CommandTable& table);  // KubCG's history database
 void register_kubcg(CLI::App& root, CommandTable& table);    // repro kubcg
 // aggregator, agent, carico status, repro carico (cmd_carico.cc).

@@ -24,12 +24,9 @@ namespace {
 using Registration = void (*)(CLI::App&, CommandTable&);
 
 const Registration kRegistrations[] = {
-    register_version,   register_report, register_schedule, register_explain,
-    register_federated, register_sim,    register_kubedsm,
-    register_history,   register_kubcg,  register_optpack,
-    register_carico,
-    register_serve,
-    register_completion,
+    register_version, register_report,  register_schedule, register_explain,    register_federated,
+    register_sim,     register_kubedsm, register_merge,    register_history,    register_kubcg,
+    register_optpack, register_carico,  register_serve,    register_completion,
 };
 
 // The first word is a command: an unknown one is an error with the closest command's name.
@@ -78,6 +75,15 @@ int run(int argc, char** argv) {
 }
 
 }  // namespace
+
+int run_command_line(const std::vector<std::string>& args) {
+  std::vector<std::string> words = args;
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  return run(static_cast<int>(words.size()), argv.data());
+}
+
 }  // namespace orrery::cli
 
 int main(int argc, char** argv) {

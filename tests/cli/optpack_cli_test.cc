@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/k8s_objects.h"
-#include "policies/optpack/evaluation.h"
+#include "experiments/optpack/evaluation.h"
 #include "run_orrery.h"
 #include "scratch_dir.h"
 

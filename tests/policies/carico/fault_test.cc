@@ -24,7 +24,7 @@
 #include "k8s/test_pki.h"
 #include "net/socket_probe.h"
 #include "obs/log.h"
-#include "policies/carico/evaluation.h"
+#include "experiments/carico/evaluation.h"
 #include "policies/carico/plugin.h"
 #include "policies/carico/rpc/aggregator_feed.h"
 #include "policies/carico/rpc/processes.h"

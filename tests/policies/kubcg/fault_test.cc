@@ -12,7 +12,7 @@
 
 #include "obs/log.h"
 #include "pg_server.h"
-#include "policies/kubcg/evaluation.h"
+#include "experiments/kubcg/evaluation.h"
 #include "policies/kubcg/history.h"
 #include "policies/kubcg/sqlite_store.h"
 #include "scratch_dir.h"

@@ -2,7 +2,7 @@
 // CaricoCapacity plugin through the runtime's CapacityFeed service.
 #include <gtest/gtest.h>
 
-#include "policies/carico/evaluation.h"
+#include "experiments/carico/evaluation.h"
 
 namespace orrery::carico {
 namespace {

@@ -1,14 +1,16 @@
-#include "policies/federated/repro.h"
+#include "experiments/federated/repro.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "core/error.h"
 #include "core/files.h"
 #include "core/stats.h"
 #include "core/sweep.h"
+#include "experiments/harness.h"
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/run.h"
 #include "policies/federated/task_model.h"
@@ -120,81 +122,105 @@ std::string quirk_list(const ReferenceQuirks& q) {
 
 }  // namespace
 
-ReproResult run_repro(const ReproOptions& o) {
+namespace {
+
+// Everything a run needs, read and checked before anything is written.
+struct Ctx {
+  const ReproOptions* o = nullptr;
+  std::vector<ReproWorkload> workloads;
+  std::optional<TaskConstraintModel> model;  // not default-constructible
+  std::map<std::pair<Arch, uint32_t>, ClusterConfig> configs;
+  std::vector<std::shared_ptr<const sim::Trace>> traces;
+  std::vector<Profile> profiles;
+  std::vector<RunSpec> specs;
+};
+
+Ctx prepare(const ReproOptions& o) {
+  Ctx ctx;
+  ctx.o = &o;
   if (o.out_dir.empty()) throw InputError("repro federated: --out DIR is required");
   if (o.seeds.empty()) throw InputError("repro federated: expected at least one seed");
-  const std::vector<ReproWorkload> workloads =
-      o.workloads.empty() ? paper_workloads(o.quick) : o.workloads;
+  ctx.workloads = o.workloads.empty() ? paper_workloads(o.quick) : o.workloads;
   const std::string data = o.data_dir + "/";
   // Everything is read and checked before anything is written.
   const ClusterConfig megha =
       load_cluster_config(data + "megha_config_G5L5S10000_C.json", Arch::kMegha);
   const ClusterConfig pigeon =
       load_cluster_config(data + "pigeon_config_D10M100S10000_C.json", Arch::kPigeonC);
-  const TaskConstraintModel model = load_task_model(data + "task_constraint_model.json");
-  std::map<std::pair<Arch, uint32_t>, ClusterConfig> configs;
-  std::vector<std::shared_ptr<const sim::Trace>> traces;
-  for (const ReproWorkload& w : workloads) {
-    traces.push_back(load_trace(data + w.trace, w.max_jobs));
+  ctx.model = load_task_model(data + "task_constraint_model.json");
+  for (const ReproWorkload& w : ctx.workloads) {
+    ctx.traces.push_back(load_trace(data + w.trace, w.max_jobs));
     for (const ClusterConfig* c : {&megha, &pigeon})
-      configs.try_emplace({c->arch, w.replicate}, replicate(*c, w.replicate));
+      ctx.configs.try_emplace({c->arch, w.replicate}, replicate(*c, w.replicate));
   }
-  std::vector<Profile> profiles = {{Arch::kMegha, Pick::kRandom, false},
-                                   {Arch::kMegha, Pick::kMinConstraints, false},
-                                   {Arch::kPigeonC, Pick::kRandom, false},
-                                   {Arch::kPigeonC, Pick::kMinConstraints, false}};
+  std::vector<Profile>& profiles = ctx.profiles;
+  profiles = {{Arch::kMegha, Pick::kRandom, false},
+              {Arch::kMegha, Pick::kMinConstraints, false},
+              {Arch::kPigeonC, Pick::kRandom, false},
+              {Arch::kPigeonC, Pick::kMinConstraints, false}};
   if (o.reference) {
     for (size_t p = 0; p < kRefOffset; ++p) {
       profiles.push_back(profiles[p]);
       profiles.back().reference = true;
     }
   }
-  std::vector<RunSpec> specs;
-  for (size_t w = 0; w < workloads.size(); ++w)
+  for (size_t w = 0; w < ctx.workloads.size(); ++w)
     for (size_t p = 0; p < profiles.size(); ++p)
-      for (uint64_t s : o.seeds) specs.push_back({w, p, s});
+      for (uint64_t s : o.seeds) ctx.specs.push_back({w, p, s});
 
-  make_dirs(o.out_dir);
-  auto run = [&](size_t i) {
-    const RunSpec& s = specs[i];
-    const ReproWorkload& wl = workloads[s.workload];
-    const Profile& pr = profiles[s.profile];
-    const ClusterConfig& c = configs.at({pr.arch, wl.replicate});
-    const Workload w = make_workload(traces[s.workload], model, s.seed, c);
-    RunOptions ro;
-    ro.pick = pr.pick;
-    ro.seed = s.seed;
-    ro.cutoff_s = wl.cutoff_s;
-    ro.wall_clock = o.wall_clock;
-    set_reference(pr.arch, pr.reference, &ro);
-    if (pr.reference) ro.quirks = o.quirks;
-    ro.scenario = wl.name;
-    RunOutput r = run_federated(w, c, ro);
-    r.summary["profile"] = pr.name();
-    write_run(r,
-              o.out_dir + "/runs/" + wl.name + "/" + pr.name() + "/seed" + std::to_string(s.seed));
-    RunResult res;
-    for (const sim::JobRecord& j : r.jobs) res.delays.emplace_back(j.id, j.delay_s());
-    res.util = std::move(r.util_samples);
-    res.summary = std::move(r.summary);
-    return res;
-  };
-  std::function<void(const SweepStep&, const RunResult&)> on_done;
-  if (o.progress) {
-    on_done = [&](const SweepStep& step, const RunResult& res) {
-      const RunSpec& s = specs[step.index];
-      const sim::Json& js = res.summary["jobs"];
-      o.progress("[" + std::to_string(step.done) + "/" + std::to_string(step.total) + "] " +
-                 workloads[s.workload].name + " " + profiles[s.profile].name() + " seed " +
-                 std::to_string(s.seed) + ": delay p50 " +
-                 report::format_value(num(js["delay_p50_s"]), report::Format::kSeconds) + ", p99 " +
-                 report::format_value(num(js["delay_p99_s"]), report::Format::kSeconds));
-    };
-  }
-  const std::vector<RunResult> results =
-      run_sweep(specs.size(), static_cast<int>(o.threads), run, on_done);
+  return ctx;
+}
 
-  // ---- results.csv: one row per run.
+// Run i of the sweep; its files go to DIR/runs/<workload>/<profile>/seed<N>/.
+RunResult run_one(const Ctx& ctx, size_t i) {
+  const ReproOptions& o = *ctx.o;
+  const std::vector<RunSpec>& specs = ctx.specs;
+  const std::vector<ReproWorkload>& workloads = ctx.workloads;
+  const std::vector<Profile>& profiles = ctx.profiles;
+  const auto& configs = ctx.configs;
+  const auto& traces = ctx.traces;
+  const TaskConstraintModel& model = *ctx.model;
+  const RunSpec& s = specs[i];
+  const ReproWorkload& wl = workloads[s.workload];
+  const Profile& pr = profiles[s.profile];
+  const ClusterConfig& c = configs.at({pr.arch, wl.replicate});
+  const Workload w = make_workload(traces[s.workload], model, s.seed, c);
+  RunOptions ro;
+  ro.pick = pr.pick;
+  ro.seed = s.seed;
+  ro.cutoff_s = wl.cutoff_s;
+  ro.wall_clock = o.wall_clock;
+  set_reference(pr.arch, pr.reference, &ro);
+  if (pr.reference) ro.quirks = o.quirks;
+  ro.scenario = wl.name;
+  RunOutput r = run_federated(w, c, ro);
+  r.summary["profile"] = pr.name();
+  write_run(r, o.out_dir + "/runs/" + wl.name + "/" + pr.name() + "/seed" + std::to_string(s.seed));
+  RunResult res;
+  for (const sim::JobRecord& j : r.jobs) res.delays.emplace_back(j.id, j.delay_s());
+  res.util = std::move(r.util_samples);
+  res.summary = std::move(r.summary);
+  return res;
+}
+
+std::string progress_line(const Ctx& c, const SweepStep& step, const RunResult& res) {
+  const std::vector<RunSpec>& specs = c.specs;
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
+  const RunSpec& s = specs[step.index];
+  const sim::Json& js = res.summary["jobs"];
+  return ("[" + std::to_string(step.done) + "/" + std::to_string(step.total) + "] " +
+          workloads[s.workload].name + " " + profiles[s.profile].name() + " seed " +
+          std::to_string(s.seed) + ": delay p50 " +
+          report::format_value(num(js["delay_p50_s"]), report::Format::kSeconds) + ", p99 " +
+          report::format_value(num(js["delay_p99_s"]), report::Format::kSeconds));
+}
+
+// results.csv: one row per run.
+std::string results_csv(const Ctx& c, const std::vector<RunResult>& results) {
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
+  const std::vector<RunSpec>& specs = c.specs;
   std::string csv =
       "workload,profile,seed,jobs,delay_p50_s,delay_p90_s,delay_p99_s,delay_mean_s,"
       "short_jobs,short_p50_s,short_p99_s,util_mean,inconsistencies,events,wall_time_s\n";
@@ -216,19 +242,27 @@ ReproResult run_repro(const ReproOptions& o) {
     for (double v : cols) csv += "," + sim::fmt_double(v);
     csv += "\n";
   }
-  write_file_atomic(o.out_dir + "/results.csv", csv);
+  return csv;
+}
 
-  // ---- Aggregates per (workload, profile). Delay percentiles as the paper computes them: each
-  // job's delay averaged over the seeds, then the percentiles of those per-job means. The means
-  // over seeds of each run's own percentiles are kept beside them (`*_run_mean`), with the range
-  // of the per-run p50 (the spread over seeds).
-  struct Agg {
-    double p50, p90, p99, mean, short_p50, short_p99, util, inconsistencies;
-    double run_p50, run_p90, run_p99, run_mean, run_short_p50, run_short_p99;
-    double run_p50_min, run_p50_max;
-    std::vector<double> job_delay;   // per job, averaged over the seeds it finished in
-    std::vector<double> util_first;  // seed[0]'s utilisation samples
-  };
+// Aggregates per (workload, profile). Delay percentiles as the paper computes them: each job's
+// delay averaged over the seeds, then the percentiles of those per-job means. The means over
+// seeds of each run's own percentiles are kept beside them (`*_run_mean`), with the range of the
+// per-run p50 (the spread over seeds).
+struct Agg {
+  double p50, p90, p99, mean, short_p50, short_p99, util, inconsistencies;
+  double run_p50, run_p90, run_p99, run_mean, run_short_p50, run_short_p99;
+  double run_p50_min, run_p50_max;
+  std::vector<double> job_delay;   // per job, averaged over the seeds it finished in
+  std::vector<double> util_first;  // seed[0]'s utilisation samples
+};
+
+std::vector<std::vector<Agg>> aggregate(const Ctx& c, const std::vector<RunResult>& results) {
+  const ReproOptions& o = *c.o;
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
+  const std::vector<RunSpec>& specs = c.specs;
+  const std::vector<std::shared_ptr<const sim::Trace>>& traces = c.traces;
   std::vector<std::vector<Agg>> agg(workloads.size(), std::vector<Agg>(profiles.size()));
   for (size_t w = 0; w < workloads.size(); ++w) {
     for (size_t p = 0; p < profiles.size(); ++p) {
@@ -283,7 +317,15 @@ ReproResult run_repro(const ReproOptions& o) {
     }
   }
 
-  // ---- summary.json (written last, after the report).
+  return agg;
+}
+
+// summary.json (written last, after the report).
+sim::Json summary_json(const Ctx& c, const std::vector<std::vector<Agg>>& agg) {
+  const ReproOptions& o = *c.o;
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
+  const std::vector<std::shared_ptr<const sim::Trace>>& traces = c.traces;
   sim::Json summary;
   summary["seeds"] = o.seeds;
   summary["quick"] = o.quick;
@@ -335,44 +377,54 @@ ReproResult run_repro(const ReproOptions& o) {
     sw[workloads[w].name] = std::move(jw);
   }
 
-  // ---- report.html
-  report::Document doc("Megha and PigeonC: constraint-aware federated scheduling");
-  doc.section("Setup");
-  doc.paragraph(
-      "Reproduction of the evaluation of \"Constraint-Aware Federated Scheduling for Data Center "
-      "Workloads\" (Thiyyakat et al., IoT 2023): Megha (5 GMs x 5 LMs) and PigeonC (10 "
-      "Distributors x 100 Masters) on 10,000 workers (20,000 for the Google sub-trace, built by "
-      "replicating the published configuration's LMs / Masters), one task per worker, 0.5 ms "
-      "one-way network delay on every message, Megha heartbeats every 5 s, PigeonC master "
-      "heartbeats every 10 s, FQW = 20. Task placement constraints drawn from the published "
-      "model with each seed. Delay = job response time - longest task. Seeds " +
-      [&] {
-        std::string s;
-        for (uint64_t x : o.seeds) s += (s.empty() ? "" : ", ") + std::to_string(x);
-        return s;
-      }() +
-      (o.quick ? ". QUICK RUN: reduced, not the paper's setup (only the first jobs of each "
-                 "trace)."
-               : ". Delay percentiles are those of each job's delay averaged over the seeds (as "
-                 "the paper aggregates); utilisation and inconsistencies are means over the "
-                 "seeds; each table and chart says which it shows.") +
-      (o.reference ? " Profiles marked (ref) add the published simulators' behaviour where the "
-                     "paper's text is silent or differs: Megha's GMs put a rejected task back at "
-                     "the head of their queue to wait for a worker reported free (instead of "
-                     "retrying it at once on the refreshed view), and PigeonC's Distributors "
-                     "count constraint-set occurrences as the published PigeonC simulator does (a "
-                     "worker whose set is a subset of one already recorded adds to that set "
-                     "instead of its own, so Masters are also weighted by workers that cannot run "
-                     "the task), PigeonC's Masters pick the suitable worker with the fewest "
-                     "constraints whatever the match setting, its fair queue lets FQW + 1 short "
-                     "tasks go per long one, a Megha LM's rejection loses the state pending at it "
-                     "and carries only what changes while it is in flight, Megha's first "
-                     "heartbeat comes 50 ms before the first arrival, a Megha GM sends a job's "
-                     "mappings in per-LM batches of up to 100, an LM frees a worker when its "
-                     "task ends, and its updates are lists of busy and available workers in "
-                     "which available wins (the last seven: quirks " +
-                         quirk_list(o.quirks) + "). See docs/repro/federated.md."
-                   : ""));
+  return summary;
+}
+
+std::string setup_text(const ReproOptions& o) {
+  return "Reproduction of the evaluation of \"Constraint-Aware Federated Scheduling for Data "
+         "Center "
+         "Workloads\" (Thiyyakat et al., IoT 2023): Megha (5 GMs x 5 LMs) and PigeonC (10 "
+         "Distributors x 100 Masters) on 10,000 workers (20,000 for the Google sub-trace, built by "
+         "replicating the published configuration's LMs / Masters), one task per worker, 0.5 ms "
+         "one-way network delay on every message, Megha heartbeats every 5 s, PigeonC master "
+         "heartbeats every 10 s, FQW = 20. Task placement constraints drawn from the published "
+         "model with each seed. Delay = job response time - longest task. Seeds " +
+         [&] {
+           std::string s;
+           for (uint64_t x : o.seeds) s += (s.empty() ? "" : ", ") + std::to_string(x);
+           return s;
+         }() +
+         (o.quick ? ". QUICK RUN: reduced, not the paper's setup (only the first jobs of each "
+                    "trace)."
+                  : ". Delay percentiles are those of each job's delay averaged over the seeds (as "
+                    "the paper aggregates); utilisation and inconsistencies are means over the "
+                    "seeds; each table and chart says which it shows.") +
+         (o.reference
+              ? " Profiles marked (ref) add the published simulators' behaviour where the "
+                "paper's text is silent or differs: Megha's GMs put a rejected task back at "
+                "the head of their queue to wait for a worker reported free (instead of "
+                "retrying it at once on the refreshed view), and PigeonC's Distributors "
+                "count constraint-set occurrences as the published PigeonC simulator does (a "
+                "worker whose set is a subset of one already recorded adds to that set "
+                "instead of its own, so Masters are also weighted by workers that cannot run "
+                "the task), PigeonC's Masters pick the suitable worker with the fewest "
+                "constraints whatever the match setting, its fair queue lets FQW + 1 short "
+                "tasks go per long one, a Megha LM's rejection loses the state pending at it "
+                "and carries only what changes while it is in flight, Megha's first "
+                "heartbeat comes 50 ms before the first arrival, a Megha GM sends a job's "
+                "mappings in per-LM batches of up to 100, an LM frees a worker when its "
+                "task ends, and its updates are lists of busy and available workers in "
+                "which available wins (the last seven: quirks " +
+                    quirk_list(o.quirks) + "). See docs/repro/federated.md."
+              : "");
+}
+
+// Figures 6-8: per workload, the CDF of delays and the table of statistics.
+void workload_sections(report::Document& doc, const Ctx& c,
+                       const std::vector<std::vector<Agg>>& agg) {
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
+  const std::vector<std::shared_ptr<const sim::Trace>>& traces = c.traces;
   for (size_t w = 0; w < workloads.size(); ++w) {
     const std::string& name = workloads[w].name;
     const std::string figure = name.rfind("syn", 0) == 0 ? "Figure 6: "
@@ -417,7 +469,11 @@ ReproResult run_repro(const ReproOptions& o) {
     }
     doc.table(t);
   }
+}
 
+void tail_section(report::Document& doc, const Ctx& c, const std::vector<std::vector<Agg>>& agg) {
+  const ReproOptions& o = *c.o;
+  const std::vector<ReproWorkload>& workloads = c.workloads;
   doc.section("Megha vs PigeonC at the tail");
   {
     report::Table t;
@@ -445,7 +501,13 @@ ReproResult run_repro(const ReproOptions& o) {
     }
     doc.table(t);
   }
+}
 
+void utilisation_sections(report::Document& doc, const Ctx& c,
+                          const std::vector<std::vector<Agg>>& agg) {
+  const ReproOptions& o = *c.o;
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
   doc.section("Figure 9: PigeonC's utilisation normalised to Megha's");
   {
     report::BarChart bars;
@@ -485,7 +547,12 @@ ReproResult run_repro(const ReproOptions& o) {
     doc.chart(cdf, "One run (seed " + std::to_string(o.seeds[0]) +
                        "): the utilisation samples of that run, not aggregated over seeds.");
   }
+}
 
+void runs_section(report::Document& doc, const Ctx& c, const std::vector<RunResult>& results) {
+  const std::vector<ReproWorkload>& workloads = c.workloads;
+  const std::vector<Profile>& profiles = c.profiles;
+  const std::vector<RunSpec>& specs = c.specs;
   doc.section("Runs");
   doc.paragraph(
       "Every run's summary.json, jobs.csv and timeseries.csv are in runs/<workload>/"
@@ -506,8 +573,58 @@ ReproResult run_repro(const ReproOptions& o) {
     }
     doc.table(t);
   }
+}
+
+// A run's result in shard files (experiments/harness.h).
+experiments::Codec<RunResult> result_codec() {
+  experiments::Codec<RunResult> codec;
+  codec.encode = [](const RunResult& r) {
+    sim::Json d = sim::Json::array();
+    for (const auto& [job, delay] : r.delays) d.push_back({job, experiments::real(delay)});
+    return sim::Json{{"summary", r.summary}, {"delays", d}, {"util", experiments::reals(r.util)}};
+  };
+  codec.decode = [](const sim::Json& j) {
+    RunResult r;
+    r.summary = j.at("summary");
+    for (const sim::Json& d : j.at("delays"))
+      r.delays.emplace_back(d.at(0).get<uint64_t>(), experiments::real_of(d.at(1)));
+    r.util = experiments::reals_of(j.at("util"));
+    return r;
+  };
+  return codec;
+}
+
+}  // namespace
+
+ReproResult run_repro(const ReproOptions& o) {
+  const Ctx c = prepare(o);
+  make_dirs(o.out_dir);
+  std::function<void(const SweepStep&, const RunResult&)> on_done;
+  if (o.progress)
+    on_done = [&](const SweepStep& step, const RunResult& res) {
+      o.progress(progress_line(c, step, res));
+    };
   ReproResult out;
-  out.runs = specs.size();
+  out.runs = c.specs.size();
+  const std::optional<std::vector<RunResult>> swept = experiments::sweep<RunResult>(
+      o.distribution, o.out_dir, c.specs.size(), static_cast<int>(o.threads),
+      [&](size_t i) { return run_one(c, i); }, result_codec(), on_done);
+  if (!swept) {
+    out.shard_note = experiments::shard_message(o.distribution, o.out_dir, c.specs.size());
+    return out;
+  }
+  const std::vector<RunResult>& results = *swept;
+  write_file_atomic(o.out_dir + "/results.csv", results_csv(c, results));
+  const std::vector<std::vector<Agg>> agg = aggregate(c, results);
+  const sim::Json summary = summary_json(c, agg);
+
+  report::Document doc("Megha and PigeonC: constraint-aware federated scheduling");
+  doc.section("Setup");
+  doc.paragraph(setup_text(o));
+  workload_sections(doc, c, agg);
+  tail_section(doc, c, agg);
+  utilisation_sections(doc, c, agg);
+  runs_section(doc, c, results);
   out.report = o.out_dir + "/report.html";
   doc.write(out.report);
   write_file_atomic(o.out_dir + "/summary.json", summary.dump(2) + "\n");

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "experiments/harness.h"
+
 namespace orrery::kubedsm {
 
 struct ReproOptions {
@@ -36,15 +38,18 @@ struct ReproOptions {
   double hpa_noise = 0.075;
   double hpa_window_s = 0;  // RunSpec::hpa_window_s
   std::function<void(size_t done, size_t total)> progress;
+  experiments::Distribution distribution;  // whole, --shard I/N, or a merge of shards
 };
 
 struct ReproResult {
   size_t runs = 0;
   double wall_s = 0;
-  std::string html;  // the report's path
+  std::string html;        // the report's path
+  std::string shard_note;  // a shard's run: what it wrote (then nothing else was written)
 };
 
-// Runs the sweeps and writes the outputs; throws InputError if DIR cannot be written.
+// Runs the sweeps and writes the outputs; throws InputError if DIR cannot be written. As one
+// shard (options.distribution) only the shard's runs, into DIR/shard.json.
 ReproResult run_repro(const ReproOptions& options);
 
 struct RunSpec;

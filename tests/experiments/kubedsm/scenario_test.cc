@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "policies/kubedsm/authors_data.h"
-#include "policies/kubedsm/evaluation.h"
-#include "policies/kubedsm/repro.h"
+#include "experiments/kubedsm/authors_data.h"
+#include "experiments/kubedsm/evaluation.h"
+#include "experiments/kubedsm/repro.h"
 #include "sim/demand.h"
 #include "sim/scenario.h"
 #include "sim/simulation.h"

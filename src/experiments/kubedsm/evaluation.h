@@ -132,10 +132,11 @@ struct RunResult {
 std::string scenario_name(double mean, double sd);
 // The scenario file of a run (policy, QoS and KubeDSM args included), as `orrery sim` reads it.
 std::string scenario_yaml(const RunSpec& spec);
-// Every policy the evaluation uses, by name: kubedsm, random, bef, sef, cf, kube-default.
+// Every policy the evaluation uses, by name: kubedsm, random, bef, sef, cf, kube-default (from
+// the policy libraries it links: kube, kubedsm, baselines; not the whole catalog).
 fw::PolicyRegistry evaluation_policies();
-// Runs one simulation (deterministic for a given spec).
-RunResult run_once(const RunSpec& spec);
+// Runs one simulation (deterministic for a given spec) with the policies of `registry`.
+RunResult run_once(const RunSpec& spec, const fw::PolicyRegistry& registry = evaluation_policies());
 // Runs many specs, `threads` at a time (core/sweep.h: results in input order; after a run throws,
 // no further run starts and the lowest-index run's error is rethrown). progress(done, total)
 // after each run, one call at a time.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "experiments/harness.h"
+
 namespace orrery::optpack {
 
 struct ReproOptions {
@@ -18,12 +20,14 @@ struct ReproOptions {
   int instances = 0;  // per configuration; 0: 100 (paper), or 4 with --quick
   bool deterministic = false;
   std::function<void(size_t done, size_t total)> progress;
+  experiments::Distribution distribution;  // whole, --shard I/N, or a merge of shards
 };
 
 struct ReproResult {
   std::string html;
   size_t instances = 0;
   double wall_s = 0;
+  std::string shard_note;  // a shard's run: what it wrote (then nothing else was written)
 };
 
 ReproResult run_repro(const ReproOptions& o);

@@ -1,7 +1,8 @@
-// `orrery repro federated`: the paper's evaluation (§5-6, Figures 6-10) on the published traces (data/megha) —
-// syn_250/500/1000 and the Yahoo sub-trace on 10,000 workers, the Google sub-trace on 20,000 —
-// for Megha_rand, Megha_min, PigeonC_rand, PigeonC_min over several seeds, plus, for comparison,
-// the same four with the published simulators' behaviour where it departs from the paper's text
+// `orrery repro federated`: the paper's evaluation (§5-6, Figures 6-10) on the published traces
+// (data/megha) — syn_250/500/1000 and the Yahoo sub-trace on 10,000 workers, the Google sub-trace
+// on 20,000 — for Megha_rand, Megha_min, PigeonC_rand, PigeonC_min over several seeds, plus, for
+// comparison, the same four with the published simulators' behaviour where it departs from the
+// paper's text
 // ("_ref": Megha's rejected tasks wait in the queue instead of being retried at once; PigeonC's
 // CS_i counted as the reference PigeonC simulator does). Independent runs go to a thread
 // pool; each run is deterministic, so the outputs do not depend on the thread count.
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/harness.h"
 #include "policies/federated/sim_params.h"
 
 namespace orrery::federated {
@@ -44,11 +46,13 @@ struct ReproOptions {
   ReferenceQuirks quirks = reference_quirks();       // the "_ref" profiles' quirks
   std::vector<ReproWorkload> workloads;              // empty: paper_workloads(quick)
   std::function<void(const std::string&)> progress;  // one line per finished run
+  experiments::Distribution distribution;            // whole, --shard I/N, or a merge of shards
 };
 
 struct ReproResult {
   size_t runs = 0;
-  std::string report;  // path of report.html
+  std::string report;      // path of report.html
+  std::string shard_note;  // a shard's run: what it wrote (then only its runs/ and shard.json)
 };
 
 // Throws InputError (before writing anything) when a trace or configuration is missing or bad.

@@ -1,4 +1,4 @@
-#include "policies/federated/repro.h"
+#include "experiments/federated/repro.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

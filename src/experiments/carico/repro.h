@@ -13,19 +13,23 @@
 
 #include <string>
 
+#include "experiments/harness.h"
+
 namespace orrery::carico {
 
 struct ReproOptions {
   std::string out_dir;
   bool quick = false;
   int threads = 2;
-  int seeds = 0;  // 0: 3, or 1 with --quick
+  int seeds = 0;                           // 0: 3, or 1 with --quick
+  experiments::Distribution distribution;  // whole, --shard I/N, or a merge of shards
 };
 
 struct ReproResult {
   std::string html, summary;
   size_t runs = 0;
   double wall_s = 0;
+  std::string shard_note;  // a shard's run: what it wrote (then nothing else was written)
 };
 
 ReproResult run_repro(const ReproOptions& options);

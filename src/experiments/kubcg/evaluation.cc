@@ -1,11 +1,11 @@
-#include "policies/kubcg/evaluation.h"
+#include "experiments/kubcg/evaluation.h"
 
 #include <algorithm>
 #include <memory>
 
 #include "framework/policy.h"
-#include "policies/catalog.h"
 #include "policies/kubcg/policy.h"
+#include "policies/kube/policies.h"
 #include "sim/event_loop.h"
 #include "sim/sim_backend.h"
 #include "sim/sim_clock.h"
@@ -48,6 +48,13 @@ const std::vector<PaperImage>& paper_images() {
 }
 
 namespace {
+
+// kube-default from the kube policies' registry (this evaluation links them, not the catalog).
+std::unique_ptr<fw::Component> kube_default(fw::PolicyContext& ctx) {
+  fw::PolicyRegistry r;
+  kube::register_policies(r);
+  return r.create("kube-default", ctx);
+}
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 constexpr char kTfLabel[] = "orrery.io/tensorflow";
@@ -215,7 +222,7 @@ std::vector<Record> warm_up(int runs_per_image, uint64_t seed) {
   UnitListener feed(*w.sim, unit);
   fw::PolicyStats stats;
   fw::PolicyContext ctx{*w.runtime, seed, "kube-default", yaml::Ctx{}, "", stats};
-  auto policy = policies::catalog().create("kube-default", ctx);
+  auto policy = kube_default(ctx);
   policy->start();
   // (image variant, node) pairs, one run at a time, 400 s apart (longer than any run).
   struct Pair {
@@ -286,7 +293,7 @@ RunResult run_case(Case c, const std::vector<Arrival>& arrivals, const std::vect
       };
     policy = kubcg_policy(unit)(ctx);
   } else {
-    policy = policies::catalog().create("kube-default", ctx);
+    policy = kube_default(ctx);
   }
   policy->start();
   w.loop.run_until();

@@ -2,7 +2,7 @@
 // switch, incompatibility learning, and the acceptance scenario (20 mixed pods in batches).
 #include <gtest/gtest.h>
 
-#include "policies/kubcg/evaluation.h"
+#include "experiments/kubcg/evaluation.h"
 
 namespace orrery::kubcg {
 namespace {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "experiments/harness.h"
+
 namespace orrery::kubcg {
 
 struct ReproOptions {
@@ -16,12 +18,15 @@ struct ReproOptions {
   bool quick = false;  // 1 seed, smaller Poisson samples
   std::string db;      // optional: where the warm-up history is stored (sqlite:PATH, postgresql://)
   int seeds = 0;       // 0: 5 (1 with quick)
+  int threads = 1;     // runs in parallel (each run is deterministic: outputs do not change)
+  experiments::Distribution distribution;  // whole, --shard I/N, or a merge of shards
 };
 
 struct ReproResult {
   std::string summary, html;
   size_t runs = 0;
   double wall_s = 0;
+  std::string shard_note;  // a shard's run: what it wrote (then nothing else was written)
 };
 
 ReproResult run_repro(const ReproOptions& o);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/sweep.h"
-#include "policies/optpack/evaluation.h"
+#include "experiments/optpack/evaluation.h"
 
 namespace orrery::optpack {
 namespace {

@@ -1,17 +1,21 @@
-#include "policies/kubcg/repro.h"
+#include "experiments/kubcg/repro.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
+#include <tuple>
 
 #include "core/distribution.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "core/rng.h"
-#include "policies/kubcg/evaluation.h"
+#include "experiments/harness.h"
+#include "experiments/kubcg/evaluation.h"
 
 namespace orrery::kubcg {
 
@@ -144,12 +148,109 @@ std::string html_report(const Json& summary, const std::vector<Experiment>& ex, 
 
 }  // namespace
 
+namespace {
+
+// One run of the sweep: a case of an experiment under one of the four setups, for one seed and
+// image (every image of a mixed experiment at once: image 0 only).
+struct Task {
+  size_t experiment, spec;
+  Case c;
+  int seed, image;
+};
+
+// The runs in the order the averages add them up.
+std::vector<Task> tasks_of(const std::vector<Experiment>& ex, int seeds) {
+  std::vector<Task> tasks;
+  for (size_t e = 0; e < ex.size(); ++e)
+    for (size_t k = 0; k < ex[e].cases.size(); ++k)
+      for (Case c : kAllCases)
+        for (int s = 1; s <= seeds; ++s)
+          for (int im = 0; im < (ex[e].mixed ? 1 : 4); ++im) tasks.push_back({e, k, c, s, im});
+  return tasks;
+}
+
+RunResult run_task(const std::vector<Experiment>& ex, const Task& t,
+                   const std::vector<Record>& history) {
+  const Experiment& e = ex[t.experiment];
+  const CaseSpec& cs = e.cases[t.spec];
+  // The same arrivals for every case of a seed and image.
+  Rng rng = Rng::derive(static_cast<uint64_t>(t.seed) * 100 + static_cast<uint64_t>(t.image),
+                        e.name + "/" + cs.name);
+  const std::vector<Arrival> a = cs.arrivals(e.mixed ? -1 : t.image, rng);
+  return run_case(t.c, a, history, static_cast<uint64_t>(t.seed));
+}
+
+// summary.json's experiments: per case and setup, the mean over seeds and images (0.1 s).
+Json experiments_json(const std::vector<Experiment>& ex, const std::vector<Task>& tasks,
+                      const std::vector<RunResult>& results) {
+  Json xs = Json::object();
+  std::map<std::tuple<size_t, size_t, int>, std::pair<double, int>> sums;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    const Experiment& e = ex[t.experiment];
+    const CaseSpec& cs = e.cases[t.spec];
+    if (!results[i].complete)
+      throw std::runtime_error("kubcg repro: " + e.name + "/" + cs.name + "/" + to_string(t.c) +
+                               " left pods unfinished");
+    auto& [sum, n] = sums[{t.experiment, t.spec, static_cast<int>(t.c)}];
+    sum += cs.mean_completion ? results[i].mean_completion_s : results[i].makespan_s;
+    ++n;
+  }
+  for (size_t e = 0; e < ex.size(); ++e) {
+    Json& x = xs[ex[e].name];
+    x = Json::object();
+    for (size_t k = 0; k < ex[e].cases.size(); ++k) {
+      Json row = Json::object();
+      for (Case c : kAllCases) {
+        const auto& [sum, n] = sums.at({e, k, static_cast<int>(c)});
+        row[to_string(c)] = std::round(sum / n * 10) / 10;
+      }
+      x[ex[e].cases[k].name] = row;
+    }
+  }
+  return xs;
+}
+
+// A run's result in shard files (experiments/harness.h): every field, numbers exactly.
+experiments::Codec<RunResult> result_codec() {
+  using experiments::real;
+  using experiments::real_of;
+  experiments::Codec<RunResult> c;
+  c.encode = [](const RunResult& r) {
+    Json p = Json::object();
+    for (const auto& [k, v] : r.placements) p[k] = v;
+    return Json{{"makespan_s", real(r.makespan_s)},
+                {"mean_completion_s", real(r.mean_completion_s)},
+                {"pods", r.pods},
+                {"failed_runs", r.failed_runs},
+                {"complete", r.complete},
+                {"gpu_waits", r.gpu_waits},
+                {"switches", r.switches},
+                {"placements", p}};
+  };
+  c.decode = [](const Json& j) {
+    RunResult r;
+    r.makespan_s = real_of(j.at("makespan_s"));
+    r.mean_completion_s = real_of(j.at("mean_completion_s"));
+    r.pods = j.at("pods").get<int>();
+    r.failed_runs = j.at("failed_runs").get<int>();
+    r.complete = j.at("complete").get<bool>();
+    r.gpu_waits = j.at("gpu_waits").get<int64_t>();
+    r.switches = j.at("switches").get<int64_t>();
+    for (const auto& [k, v] : j.at("placements").items()) r.placements[k] = v.get<int>();
+    return r;
+  };
+  return c;
+}
+
+}  // namespace
+
 ReproResult run_repro(const ReproOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? 1 : 5);
   std::filesystem::create_directories(o.out_dir);
   const std::vector<Record> history = warm_up(100, 1);
-  if (!o.db.empty()) {
+  if (!o.db.empty() && !o.distribution.sharded()) {  // shards leave the database to the merge
     try {
       open_history(o.db)->insert(history);
     } catch (const HistoryError& e) {
@@ -157,36 +258,17 @@ ReproResult run_repro(const ReproOptions& o) {
     }
   }
   ReproResult res;
-  Json summary = {{"experiments", Json::object()}};
   const std::vector<Experiment> ex = experiments(o.quick);
-  for (const Experiment& e : ex) {
-    Json& xs = summary["experiments"][e.name];
-    xs = Json::object();
-    for (const CaseSpec& cs : e.cases) {
-      Json row = Json::object();
-      for (Case c : kAllCases) {
-        double sum = 0;
-        int n = 0;
-        for (int s = 1; s <= seeds; ++s) {
-          for (int im = 0; im < (e.mixed ? 1 : 4); ++im) {
-            // The same arrivals for every case of a seed and image.
-            Rng rng = Rng::derive(static_cast<uint64_t>(s) * 100 + static_cast<uint64_t>(im),
-                                  e.name + "/" + cs.name);
-            const std::vector<Arrival> a = cs.arrivals(e.mixed ? -1 : im, rng);
-            const RunResult r = run_case(c, a, history, static_cast<uint64_t>(s));
-            ++res.runs;
-            if (!r.complete)
-              throw std::runtime_error("kubcg repro: " + e.name + "/" + cs.name + "/" +
-                                       to_string(c) + " left pods unfinished");
-            sum += cs.mean_completion ? r.mean_completion_s : r.makespan_s;
-            ++n;
-          }
-        }
-        row[to_string(c)] = std::round(sum / n * 10) / 10;
-      }
-      xs[cs.name] = row;
-    }
+  const std::vector<Task> tasks = tasks_of(ex, seeds);
+  res.runs = tasks.size();
+  const std::optional<std::vector<RunResult>> swept = experiments::sweep<RunResult>(
+      o.distribution, o.out_dir, tasks.size(), o.threads,
+      [&](size_t i) { return run_task(ex, tasks[i], history); }, result_codec());
+  if (!swept) {
+    res.shard_note = experiments::shard_message(o.distribution, o.out_dir, tasks.size());
+    return res;
   }
+  Json summary = {{"experiments", experiments_json(ex, tasks, *swept)}};
   res.summary = (std::filesystem::path(o.out_dir) / "summary.json").string();
   res.html = (std::filesystem::path(o.out_dir) / "report.html").string();
   write_file_atomic(res.html, html_report(summary, ex, seeds));

@@ -1,4 +1,4 @@
-#include "policies/optpack/evaluation.h"
+#include "experiments/optpack/evaluation.h"
 
 #include <algorithm>
 #include <cmath>

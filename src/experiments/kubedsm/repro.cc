@@ -1,9 +1,10 @@
-#include "policies/kubedsm/repro.h"
+#include "experiments/kubedsm/repro.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -11,8 +12,8 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/paired_stats.h"
-#include "policies/kubedsm/authors_data.h"
-#include "policies/kubedsm/evaluation.h"
+#include "experiments/kubedsm/authors_data.h"
+#include "experiments/kubedsm/evaluation.h"
 #include "report/document.h"
 #include "sim/metrics.h"
 
@@ -79,51 +80,20 @@ struct Samples {
   std::map<std::string, std::vector<double>> deployment;
 };
 
-// `base` carries the HPA settings every run takes (ReproOptions hpa_metric, hpa_noise).
-std::vector<Point> plan(bool quick, const RunSpec& base) {
-  const std::vector<double> means = quick ? std::vector<double>{1.1, 1.3, 1.5}
-                                          : std::vector<double>{1.1, 1.2, 1.3, 1.4, 1.5, 1.6};
-  const std::vector<double> sds =
-      quick ? std::vector<double>{0.1, 0.3, 0.5} : std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5};
-  std::vector<Point> pts;
-  auto spec = [&base](double mean, double sd) {
-    RunSpec r;
-    r.hpa_metric = base.hpa_metric;
-    r.hpa_noise = base.hpa_noise;
-    r.hpa_window_s = base.hpa_window_s;
-    r.mean = mean;
-    r.sd = sd;
-    return r;
-  };
-  for (double m : means)
-    for (const Scheduler& s : kSchedulers) {
-      RunSpec r = spec(m, 0.4);
-      r.policy = s.policy;
-      pts.push_back({"fig4", scenario_name(m, 0.4), s.label, r});
-    }
-  for (double sd : sds)
-    for (const Scheduler& s : kSchedulers) {
-      RunSpec r = spec(1.5, sd);
-      r.policy = s.policy;
-      pts.push_back({"fig5", scenario_name(1.5, sd), s.label, r});
-    }
-  for (double m : means) {
-    RunSpec k8s = spec(m, 0.4);
-    k8s.policy = "k8s";
-    pts.push_back({"fig10", scenario_name(m, 0.4), "K8S", k8s});
-    for (const Variant& v : kVariants) {
-      RunSpec r = spec(m, 0.4);
-      r.m_c2e = v.m_c2e;
-      r.m_er = v.m_er;
-      pts.push_back({"fig10", scenario_name(m, 0.4), v.label, r});
-    }
-  }
-  for (const QosScenario& q : qos_scenarios()) {
-    RunSpec r = spec(1.5, 0.4);
-    r.qos = q.targets;
-    pts.push_back({"fig11", scenario_name(1.5, 0.4), q.label, r});
-  }
-  // From the paper's description to the authors' setup, one step at a time (cumulative).
+// The authors' setup at (mean, sd) with the HPA settings of `base`.
+RunSpec base_at(const RunSpec& base, double mean, double sd) {
+  RunSpec r;
+  r.hpa_metric = base.hpa_metric;
+  r.hpa_noise = base.hpa_noise;
+  r.hpa_window_s = base.hpa_window_s;
+  r.mean = mean;
+  r.sd = sd;
+  return r;
+}
+
+// From the paper's description to the authors' setup, one step at a time (cumulative).
+void plan_setup(const std::vector<double>& means, const RunSpec& base, std::vector<Point>& pts) {
+  auto spec = [&base](double mean, double sd) { return base_at(base, mean, sd); };
   for (double m : means)
     for (const char* policy : {"kubedsm", "k8s"}) {
       const bool k = policy == std::string("kubedsm");
@@ -151,7 +121,11 @@ std::vector<Point> plan(bool quick, const RunSpec& base) {
       if (k)
         pts.push_back({"setup", scenario_name(m, 0.4), who + ": authors' setup", spec(m, 0.4)});
     }
-  // Each ecmus setting reverted alone (KubeDSM), and the edge as one node (nothing to fragment).
+}
+
+// Each ecmus setting reverted alone (KubeDSM), and the edge as one node (nothing to fragment).
+void plan_ablation(bool quick, const RunSpec& base, std::vector<Point>& pts) {
+  auto spec = [&base](double mean, double sd) { return base_at(base, mean, sd); };
   for (double m : quick ? std::vector<double>{1.5} : std::vector<double>{1.3, 1.5}) {
     const std::string g = scenario_name(m, 0.4);
     pts.push_back({"ablation", g, "authors' setup", spec(m, 0.4)});
@@ -186,6 +160,46 @@ std::vector<Point> plan(bool quick, const RunSpec& base) {
       r.m_er = 0;
     });
   }
+}
+
+// `base` carries the HPA settings every run takes (ReproOptions hpa_metric, hpa_noise).
+std::vector<Point> plan(bool quick, const RunSpec& base) {
+  const std::vector<double> means = quick ? std::vector<double>{1.1, 1.3, 1.5}
+                                          : std::vector<double>{1.1, 1.2, 1.3, 1.4, 1.5, 1.6};
+  const std::vector<double> sds =
+      quick ? std::vector<double>{0.1, 0.3, 0.5} : std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5};
+  std::vector<Point> pts;
+  auto spec = [&base](double mean, double sd) { return base_at(base, mean, sd); };
+  for (double m : means)
+    for (const Scheduler& s : kSchedulers) {
+      RunSpec r = spec(m, 0.4);
+      r.policy = s.policy;
+      pts.push_back({"fig4", scenario_name(m, 0.4), s.label, r});
+    }
+  for (double sd : sds)
+    for (const Scheduler& s : kSchedulers) {
+      RunSpec r = spec(1.5, sd);
+      r.policy = s.policy;
+      pts.push_back({"fig5", scenario_name(1.5, sd), s.label, r});
+    }
+  for (double m : means) {
+    RunSpec k8s = spec(m, 0.4);
+    k8s.policy = "k8s";
+    pts.push_back({"fig10", scenario_name(m, 0.4), "K8S", k8s});
+    for (const Variant& v : kVariants) {
+      RunSpec r = spec(m, 0.4);
+      r.m_c2e = v.m_c2e;
+      r.m_er = v.m_er;
+      pts.push_back({"fig10", scenario_name(m, 0.4), v.label, r});
+    }
+  }
+  for (const QosScenario& q : qos_scenarios()) {
+    RunSpec r = spec(1.5, 0.4);
+    r.qos = q.targets;
+    pts.push_back({"fig11", scenario_name(1.5, 0.4), q.label, r});
+  }
+  plan_setup(means, base, pts);
+  plan_ablation(quick, base, pts);
   return pts;
 }
 
@@ -324,27 +338,35 @@ Json paired_json(const PairedTest& t) {
   return j;
 }
 
-Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
-  Claims c;
-  c.table.caption =
-      "The paper's statements (§6.3), the same quantities in the authors' raw data (MineDraft, "
-      "pooled metric computed by orrery) and here (pooled metric, idle samples included)";
-  c.table.columns = {"statement", "paper", "authors' raw data", "orrery"};
+void add_claim(Claims& c, const std::string& key, const std::string& what, const std::string& paper,
+               double raw, double ours, report::Format f) {
+  c.table.add_row({what, paper, std::isfinite(raw) ? report::Cell(raw, f) : report::Cell("—"),
+                   report::Cell(ours, f)});
+  c.json[key] = ours;
+  if (std::isfinite(raw)) c.json[key + "_authors"] = raw;
+}
+
+double pooled_mean(const SampleMap& m, const std::string& f, const std::string& g,
+                   const std::string& s) {
+  const Samples* p = find(m, f, g, s);
+  return p ? mean_of(p->pooled) : std::nan("");
+}
+
+double raw_pooled(const std::string& series, const std::string& g) {
+  const AuthorsPoint* a = authors_point(series, g);
+  return a ? a->pooled : std::nan("");
+}
+
+// Figs 4 and 5: KubeDSM's average, its gain over the best baseline, agreement with the authors'
+// raw data, significance against K8S, and the lowest spread across deployments.
+void claims_fig45(Claims& c, const SampleMap& m, const std::vector<Point>& pts) {
   auto add = [&](const std::string& key, const std::string& what, const std::string& paper,
-                 double raw, double ours, report::Format f) {
-    c.table.add_row({what, paper, std::isfinite(raw) ? report::Cell(raw, f) : report::Cell("—"),
-                     report::Cell(ours, f)});
-    c.json[key] = ours;
-    if (std::isfinite(raw)) c.json[key + "_authors"] = raw;
-  };
+                 double raw, double ours,
+                 report::Format f) { add_claim(c, key, what, paper, raw, ours, f); };
   auto pooled = [&](const std::string& f, const std::string& g, const std::string& s) {
-    const Samples* p = find(m, f, g, s);
-    return p ? mean_of(p->pooled) : std::nan("");
+    return pooled_mean(m, f, g, s);
   };
-  auto raw = [](const std::string& series, const std::string& g) {
-    const AuthorsPoint* a = authors_point(series, g);
-    return a ? a->pooled : std::nan("");
-  };
+  auto raw = raw_pooled;
   for (const auto& [fig, paper_avg, paper_gain] :
        {std::tuple<const char*, const char*, const char*>{"fig4", "80%", "13.4%"},
         {"fig5", "78%", "18.9%"}}) {
@@ -404,6 +426,17 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
     c.json[std::string(fig) + "_kubedsm_over_k8s_significant"] = ordered;
     c.json[std::string(fig) + "_lowest_sd"] = lowest_sd;
   }
+}
+
+// Fig. 10: the migration variants against each other and K8S, and their order.
+void claims_fig10(Claims& c, const SampleMap& m, const std::vector<Point>& pts) {
+  auto add = [&](const std::string& key, const std::string& what, const std::string& paper,
+                 double raw, double ours,
+                 report::Format f) { add_claim(c, key, what, paper, raw, ours, f); };
+  auto pooled = [&](const std::string& f, const std::string& g, const std::string& s) {
+    return pooled_mean(m, f, g, s);
+  };
+  auto raw = raw_pooled;
   const FigureLayout l10 = layout(pts, "fig10");
   auto avg10 = [&](const std::string& s, bool authors) {
     double a = 0;
@@ -455,6 +488,14 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
                    order(false)});
   c.json["fig10_order"] = order(false);
   c.json["fig10_order_authors"] = order(true);
+}
+
+// Fig. 11: what the QoS scenarios do to each deployment.
+void claims_fig11(Claims& c, const SampleMap& m) {
+  auto add = [&](const std::string& key, const std::string& what, const std::string& paper,
+                 double raw, double ours,
+                 report::Format f) { add_claim(c, key, what, paper, raw, ours, f); };
+  const report::Format P = report::Format::kPercent;
   auto dep = [&](const std::string& s, const char* d) {
     const Samples* p = find(m, "fig11", scenario_name(1.5, 0.4), s);
     if (!p) return std::nan("");
@@ -473,6 +514,17 @@ Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
       "slight improvement", nan, dep("RespectD", "D") - dep("AllHalf", "D"), P);
   add("fig11_respectd_d_vs_original", "Fig. 11: RespectD vs Original, deployment D", "—", nan,
       dep("RespectD", "D") - dep("Original", "D"), P);
+}
+
+Claims claims(const SampleMap& m, const std::vector<Point>& pts) {
+  Claims c;
+  c.table.caption =
+      "The paper's statements (§6.3), the same quantities in the authors' raw data (MineDraft, "
+      "pooled metric computed by orrery) and here (pooled metric, idle samples included)";
+  c.table.columns = {"statement", "paper", "authors' raw data", "orrery"};
+  claims_fig45(c, m, pts);
+  claims_fig10(c, m, pts);
+  claims_fig11(c, m);
   return c;
 }
 
@@ -665,44 +717,38 @@ std::string runs_csv(const std::vector<RunSpec>& runs, const std::vector<RunResu
   return csv;
 }
 
-ReproResult run_repro(const ReproOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? 3 : 20);
-  if (o.hpa_metric != "demand" && o.hpa_metric != "podRate")
-    throw orrery::InputError("--hpa-metric: expected demand or podRate, got \"" + o.hpa_metric +
-                             "\"");
-  if (!(o.hpa_noise >= 0 && o.hpa_noise <= 5))
-    throw orrery::InputError("--hpa-noise: expected a value between 0 and 5");
-  if (!(o.hpa_window_s >= 0 && o.hpa_window_s <= 3600))
-    throw orrery::InputError("--hpa-window: expected seconds between 0 and 3600");
-  RunSpec base;
-  base.hpa_metric = o.hpa_metric;
-  base.hpa_noise = o.hpa_noise;
-  base.hpa_window_s = o.hpa_window_s;
-  const std::vector<Point> pts = plan(o.quick, base);
-  make_dirs(o.out_dir);  // fail before simulating when DIR cannot be made
-  make_dirs(o.out_dir + "/scenarios");
+namespace {
 
-  // Every run once (figures share points, e.g. Fig. 4's KubeDSM is Fig. 10's Original).
+// Every run once (figures share points, e.g. Fig. 4's KubeDSM is Fig. 10's Original): the
+// sweep's runs, and for each point the runs of its seeds.
+struct RunPlan {
   std::vector<RunSpec> runs;
+  std::vector<std::vector<size_t>> point_runs;
+};
+
+RunPlan unique_runs(const std::vector<Point>& pts, int seeds) {
+  RunPlan plan;
   std::map<std::string, size_t> index;  // scenario text → run
-  std::vector<std::vector<size_t>> point_runs(pts.size());
+  plan.point_runs.resize(pts.size());
   for (size_t i = 0; i < pts.size(); ++i) {
     for (int s = 1; s <= seeds; ++s) {
       RunSpec r = pts[i].spec;
       r.seed = static_cast<uint64_t>(s);
       const std::string key = scenario_yaml(r);
-      auto [it, fresh] = index.emplace(key, runs.size());
-      if (fresh) runs.push_back(r);
-      point_runs[i].push_back(it->second);
+      auto [it, fresh] = index.emplace(key, plan.runs.size());
+      if (fresh) plan.runs.push_back(r);
+      plan.point_runs[i].push_back(it->second);
     }
   }
-  const std::vector<RunResult> results = run_all(runs, o.threads, o.progress);
+  return plan;
+}
 
+SampleMap sample_map(const std::vector<Point>& pts, const RunPlan& plan,
+                     const std::vector<RunResult>& results) {
   SampleMap samples;
   for (size_t i = 0; i < pts.size(); ++i) {
     Samples& s = samples[{pts[i].figure, pts[i].group, pts[i].series}];
-    for (size_t r : point_runs[i]) {
+    for (size_t r : plan.point_runs[i]) {
       const RunResult& res = results[r];
       s.edge.push_back(res.edge_ratio);
       s.edge_sd.push_back(res.edge_ratio_sd);
@@ -713,9 +759,11 @@ ReproResult run_repro(const ReproOptions& o) {
     }
   }
 
-  write_file_atomic(o.out_dir + "/runs.csv", runs_csv(runs, results));
+  return samples;
+}
 
-  // points.csv and the scenario files (seed 1 of each point).
+// points.csv and the scenario files (seed 1 of each point).
+void write_points(const std::string& dir, const std::vector<Point>& pts, const SampleMap& samples) {
   std::string pcsv =
       "figure,group,series,runs,edge_ratio_mean,edge_ratio_sd_over_seeds,"
       "deployment_sd_mean,migrations_mean,A_mean,B_mean,C_mean,D_mean,edge_ratio_pooled_mean,"
@@ -741,14 +789,13 @@ ReproResult run_repro(const ReproOptions& o) {
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-')
         ch = '_';
     if (written.insert(file).second)
-      write_file_atomic(o.out_dir + "/scenarios/" + file + ".yaml", scenario_yaml(r));
+      write_file_atomic(dir + "/scenarios/" + file + ".yaml", scenario_yaml(r));
   }
-  write_file_atomic(o.out_dir + "/points.csv", pcsv);
+  write_file_atomic(dir + "/points.csv", pcsv);
+}
 
-  // The report.
-  using report::Format;
-  const Claims cl = claims(samples, pts);
-  Json paired = Json::object();
+// The report's opening: the quick-run warning and the setup.
+report::Document report_setup(const ReproOptions& o, int seeds, size_t runs) {
   report::Document doc("KubeDSM — reproduction of §6.3 in the orrery simulator");
   if (o.quick)
     doc.section("QUICK RUN: reduced, not the paper's setup")
@@ -782,7 +829,7 @@ ReproResult run_repro(const ReproOptions& o) {
           "deviation; tables give 95 % confidence intervals (Student t) and paired differences "
           "over the same seeds with a two-sided sign test. {} simulations in total. Every "
           "setting is a column of runs.csv; docs/repro/kubedsm.md has the details.",
-          seeds, runs.size()))
+          seeds, runs))
       .paragraph(
           o.hpa_metric == "podRate"
               ? fmt::format("HPA: every service's HPA reads a per-pod request rate measured "
@@ -795,8 +842,13 @@ ReproResult run_repro(const ReproOptions& o) {
                 "row hpaMetric: podRate reads a per-pod rate measured with noise instead, as "
                 "the authors' request-rate HPA did (docs/repro/kubedsm.md).")
       .code(o.quick ? "orrery repro kubedsm --quick --out DIR" : "orrery repro kubedsm --out DIR");
-  doc.section("Paper vs the authors' raw data vs orrery").table(cl.table);
+  return doc;
+}
 
+// The figures (Figs 4-11 and the extras); the paired tests go to `paired`.
+void report_figures(report::Document& doc, const SampleMap& samples, const std::vector<Point>& pts,
+                    Json& paired) {
+  using report::Format;
   auto edge_of = [](const Samples& s) { return &s.edge; };
   auto sd_of = [](const Samples& s) { return &s.edge_sd; };
   auto mig_of = [](const Samples& s) { return &s.migrations; };
@@ -865,17 +917,9 @@ ReproResult run_repro(const ReproOptions& o) {
                   "scenario (mean_sd)", "edge ratio (pooled)", Format::kPercent, pooled_of))
       .chart(bars(samples, pts, "ablation", "Completed migrations per run, one setting changed",
                   "scenario (mean_sd)", "migrations", Format::kNumber, mig_of));
-  const std::string html = o.out_dir + "/kubedsm.html";
-  doc.write(html);
+}
 
-  // summary.json last.
-  Json sum;
-  sum["paper"] = "KubeDSM (000_3fb870410a162456)";
-  sum["quick"] = o.quick;
-  sum["seeds"] = seeds;
-  sum["runs"] = runs.size();
-  sum["claims"] = cl.json;
-  sum["paired"] = paired;
+Json figures_json(const SampleMap& samples, const std::vector<Point>& pts) {
   Json figs = Json::object();
   for (const Point& p : pts) {
     const Samples& s = samples.at({p.figure, p.group, p.series});
@@ -894,12 +938,102 @@ ReproResult run_repro(const ReproOptions& o) {
     pt["deployments"] = per;
     figs[p.figure][p.group][p.series] = pt;
   }
-  sum["figures"] = figs;
-  write_file_atomic(o.out_dir + "/summary.json", sum.dump(1) + "\n");
+  return figs;
+}
 
+RunSpec base_spec(const ReproOptions& o) {
+  if (o.hpa_metric != "demand" && o.hpa_metric != "podRate")
+    throw orrery::InputError("--hpa-metric: expected demand or podRate, got \"" + o.hpa_metric +
+                             "\"");
+  if (!(o.hpa_noise >= 0 && o.hpa_noise <= 5))
+    throw orrery::InputError("--hpa-noise: expected a value between 0 and 5");
+  if (!(o.hpa_window_s >= 0 && o.hpa_window_s <= 3600))
+    throw orrery::InputError("--hpa-window: expected seconds between 0 and 3600");
+  RunSpec base;
+  base.hpa_metric = o.hpa_metric;
+  base.hpa_noise = o.hpa_noise;
+  base.hpa_window_s = o.hpa_window_s;
+  return base;
+}
+
+// A run's result in shard files (experiments/harness.h): every field, numbers exactly.
+experiments::Codec<RunResult> result_codec() {
+  using experiments::real;
+  using experiments::real_of;
+  experiments::Codec<RunResult> c;
+  c.encode = [](const RunResult& r) {
+    Json d = Json::object();
+    for (const auto& [k, v] : r.deployments) d[k] = real(v);
+    return Json{{"edge_ratio", real(r.edge_ratio)},
+                {"edge_ratio_sd", real(r.edge_ratio_sd)},
+                {"edge_ratio_pooled", real(r.edge_ratio_pooled)},
+                {"edge_ratio_pooled_busy", real(r.edge_ratio_pooled_busy)},
+                {"deployments", d},
+                {"migrations", r.migrations},
+                {"plans_abandoned", r.plans_abandoned},
+                {"fractions", experiments::reals(r.fractions)},
+                {"wall_s", real(r.wall_s)}};
+  };
+  c.decode = [](const Json& j) {
+    RunResult r;
+    r.edge_ratio = real_of(j.at("edge_ratio"));
+    r.edge_ratio_sd = real_of(j.at("edge_ratio_sd"));
+    r.edge_ratio_pooled = real_of(j.at("edge_ratio_pooled"));
+    r.edge_ratio_pooled_busy = real_of(j.at("edge_ratio_pooled_busy"));
+    for (const auto& [k, v] : j.at("deployments").items()) r.deployments[k] = real_of(v);
+    r.migrations = j.at("migrations").get<int64_t>();
+    r.plans_abandoned = j.at("plans_abandoned").get<int64_t>();
+    r.fractions = experiments::reals_of(j.at("fractions"));
+    r.wall_s = real_of(j.at("wall_s"));
+    return r;
+  };
+  return c;
+}
+
+}  // namespace
+
+ReproResult run_repro(const ReproOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int seeds = o.seeds > 0 ? o.seeds : (o.quick ? 3 : 20);
+  const std::vector<Point> pts = plan(o.quick, base_spec(o));
+  const RunPlan rp = unique_runs(pts, seeds);
   ReproResult out;
-  out.runs = runs.size();
-  out.html = html;
+  out.runs = rp.runs.size();
+  make_dirs(o.out_dir);  // fail before simulating when DIR cannot be made
+  std::function<void(const SweepStep&, const RunResult&)> progress;
+  if (o.progress)
+    progress = [&](const SweepStep& s, const RunResult&) { o.progress(s.done, s.total); };
+  const std::optional<std::vector<RunResult>> swept = experiments::sweep<RunResult>(
+      o.distribution, o.out_dir, rp.runs.size(), o.threads,
+      [&](size_t i) { return run_once(rp.runs[i]); }, result_codec(), progress);
+  if (!swept) {
+    out.shard_note = experiments::shard_message(o.distribution, o.out_dir, rp.runs.size());
+    return out;
+  }
+  const std::vector<RunResult>& results = *swept;
+  make_dirs(o.out_dir + "/scenarios");
+  const SampleMap samples = sample_map(pts, rp, results);
+  write_file_atomic(o.out_dir + "/runs.csv", runs_csv(rp.runs, results));
+  write_points(o.out_dir, pts, samples);
+
+  const Claims cl = claims(samples, pts);
+  Json paired = Json::object();
+  report::Document doc = report_setup(o, seeds, rp.runs.size());
+  doc.section("Paper vs the authors' raw data vs orrery").table(cl.table);
+  report_figures(doc, samples, pts, paired);
+  out.html = o.out_dir + "/kubedsm.html";
+  doc.write(out.html);
+
+  // summary.json last.
+  Json sum;
+  sum["paper"] = "KubeDSM (000_3fb870410a162456)";
+  sum["quick"] = o.quick;
+  sum["seeds"] = seeds;
+  sum["runs"] = rp.runs.size();
+  sum["claims"] = cl.json;
+  sum["paired"] = paired;
+  sum["figures"] = figures_json(samples, pts);
+  write_file_atomic(o.out_dir + "/summary.json", sum.dump(1) + "\n");
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -1,4 +1,4 @@
-#include "policies/carico/evaluation.h"
+#include "experiments/carico/evaluation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -102,15 +102,16 @@ std::string scenario_yaml(const RunSpec& r) {
   }
   const std::string at = r.server ? "    at: 5s\n" : "";
   if (r.pi_pods > 0) {
-    y << "- job:\n    name: pi-2000\n" << at << "    completions: " << r.pi_pods
-      << "\n    parallelism: " << r.pi_pods << "\n"
+    y << "- job:\n    name: pi-2000\n"
+      << at << "    completions: " << r.pi_pods << "\n    parallelism: " << r.pi_pods << "\n"
       << (kube ? "    requests: {cpu: " + r.pi_cpu_request + "}\n" : "")
       << "    usage: {cpu: 1, memory: 50Mi}\n"
       << "    work: {dist: normal, mean: 5s, sd: 500ms}\n";
   }
   if (r.sklearn_pods > 0) {
-    y << "- job:\n    name: sklearn\n" << at << "    completions: " << r.sklearn_pods
-      << "\n    parallelism: " << r.sklearn_pods << "\n";
+    y << "- job:\n    name: sklearn\n"
+      << at << "    completions: " << r.sklearn_pods << "\n    parallelism: " << r.sklearn_pods
+      << "\n";
     if (kube) {
       y << "    requests: {memory: " << r.sklearn_mem_request;
       if (!r.sklearn_cpu_request.empty()) y << ", cpu: " << r.sklearn_cpu_request;
