@@ -204,5 +204,122 @@ TEST(Manifests, ServersAndAgentsRunTlsFromReadOnlySecretsTheirUserCanRead) {
   EXPECT_EQ(checked, 3) << "extender, aggregator and agent";
 }
 
+// deploy/sweep/: the sharded sweep as an Indexed Job and its merge Job (deploy/README.md
+// "Sharded sweeps"). kubectl's client dry run needs a server for discovery, so this is the
+// schema check: known apiVersions/kinds, only fields of the Job and Pod schemas, the index
+// wired to --shard, N the same everywhere, every shard directory merged, one shared PVC.
+namespace sweep {
+
+const std::map<std::string, std::set<std::string>> kSweepKinds = {
+    {"v1", {"Namespace", "PersistentVolumeClaim"}}, {"batch/v1", {"Job"}}};
+
+// Fields of batch/v1 JobSpec, PodSpec and Container (the subset a manifest may use here).
+const std::set<std::string> kJobSpec = {"completionMode",
+                                        "completions",
+                                        "parallelism",
+                                        "backoffLimit",
+                                        "backoffLimitPerIndex",
+                                        "ttlSecondsAfterFinished",
+                                        "activeDeadlineSeconds",
+                                        "template",
+                                        "suspend"};
+const std::set<std::string> kPodSpec = {"restartPolicy",     "securityContext", "containers",
+                                        "volumes",           "nodeSelector",    "tolerations",
+                                        "serviceAccountName"};
+const std::set<std::string> kContainer = {
+    "name", "image", "args", "command", "env", "resources", "securityContext", "volumeMounts"};
+
+void expect_only(const YAML::Node& map, const std::set<std::string>& allowed,
+                 const std::string& where) {
+  ASSERT_TRUE(map.IsMap()) << where;
+  for (const auto& kv : map)
+    EXPECT_TRUE(allowed.count(kv.first.as<std::string>()))
+        << where << ": unknown field " << kv.first.as<std::string>();
+}
+
+std::map<std::string, YAML::Node> docs() {
+  std::map<std::string, YAML::Node> out;
+  for (const char* f : {"sweep/namespace.yaml", "sweep/pvc.yaml", "sweep/shards-job.yaml",
+                        "sweep/merge-job.yaml"}) {
+    const auto all = load(f);
+    EXPECT_EQ(all.size(), 1u) << f;
+    for (const auto& d : all) {
+      const std::string av = d["apiVersion"].as<std::string>(), kind = d["kind"].as<std::string>();
+      EXPECT_TRUE(kSweepKinds.count(av) && kSweepKinds.at(av).count(kind)) << f << ": " << kind;
+      out[f] = d;
+    }
+  }
+  return out;
+}
+
+// The Job's one container, checked against the schema subset and hardened like the others.
+YAML::Node container_of(const YAML::Node& job, const std::string& where) {
+  expect_only(job["spec"], kJobSpec, where + ": spec");
+  const YAML::Node pod = job["spec"]["template"]["spec"];
+  expect_only(pod, kPodSpec, where + ": pod spec");
+  const std::string restart = pod["restartPolicy"].as<std::string>();
+  EXPECT_TRUE(restart == "Never" || restart == "OnFailure") << where;
+  EXPECT_TRUE(pod["securityContext"]["runAsNonRoot"].as<bool>()) << where;
+  EXPECT_NE(pod["securityContext"]["runAsUser"].as<int>(), 0) << where;
+  EXPECT_EQ(pod["securityContext"]["seccompProfile"]["type"].as<std::string>(), "RuntimeDefault");
+  EXPECT_EQ(pod["containers"].size(), 1u) << where;
+  const YAML::Node c = pod["containers"][0];
+  expect_only(c, kContainer, where + ": container");
+  EXPECT_TRUE(c["securityContext"]["readOnlyRootFilesystem"].as<bool>()) << where;
+  EXPECT_FALSE(c["securityContext"]["allowPrivilegeEscalation"].as<bool>()) << where;
+  EXPECT_EQ(c["securityContext"]["capabilities"]["drop"][0].as<std::string>(), "ALL") << where;
+  return c;
+}
+
+// The PVC claim mounted at `path` by the Job's pod ("" when none).
+std::string claim_at(const YAML::Node& job, const std::string& path) {
+  const YAML::Node pod = job["spec"]["template"]["spec"];
+  for (const auto& m : pod["containers"][0]["volumeMounts"])
+    if (path.rfind(m["mountPath"].as<std::string>() + "/", 0) == 0)
+      for (const auto& v : pod["volumes"])
+        if (v["name"].as<std::string>() == m["name"].as<std::string>() &&
+            v["persistentVolumeClaim"])
+          return v["persistentVolumeClaim"]["claimName"].as<std::string>();
+  return "";
+}
+
+TEST(Manifests, SweepIsAnIndexedJobOfShardsOnOnePvcAndAMergeOfEveryShard) {
+  auto d = docs();
+  const YAML::Node shards = d["sweep/shards-job.yaml"], merge = d["sweep/merge-job.yaml"];
+  const std::string ns = d["sweep/namespace.yaml"]["metadata"]["name"].as<std::string>();
+  const std::string pvc = d["sweep/pvc.yaml"]["metadata"]["name"].as<std::string>();
+  for (const auto& [f, doc] : d)
+    if (f != "sweep/namespace.yaml")
+      EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), ns) << f;
+
+  EXPECT_EQ(shards["spec"]["completionMode"].as<std::string>(), "Indexed");
+  const int n = shards["spec"]["completions"].as<int>();
+  ASSERT_GE(n, 1);
+  EXPECT_LE(shards["spec"]["parallelism"].as<int>(), n);
+  const YAML::Node args = container_of(shards, "shards-job.yaml")["args"];
+  EXPECT_EQ(flag(args, "--shard"), "$(JOB_COMPLETION_INDEX)/" + std::to_string(n));
+  const std::string out = flag(args, "--out");
+  const size_t at = out.find("$(JOB_COMPLETION_INDEX)");
+  ASSERT_NE(at, std::string::npos) << "each shard writes its own directory: " << out;
+  EXPECT_EQ(claim_at(shards, out), pvc);
+
+  EXPECT_EQ(merge["spec"]["completions"].as<int>(), 1);
+  EXPECT_FALSE(merge["spec"]["completionMode"]) << "the merge is one pod";
+  const YAML::Node margs = container_of(merge, "merge-job.yaml")["args"];
+  ASSERT_EQ(margs[0].as<std::string>(), "merge");
+  std::vector<std::string> dirs;
+  for (size_t i = 1; i < margs.size() && margs[i].as<std::string>().rfind("--", 0) != 0; ++i)
+    dirs.push_back(margs[i].as<std::string>());
+  std::vector<std::string> expected;
+  for (int i = 0; i < n; ++i)
+    expected.push_back(out.substr(0, at) + std::to_string(i) +
+                       out.substr(at + std::string("$(JOB_COMPLETION_INDEX)").size()));
+  EXPECT_EQ(dirs, expected) << "the merge lists every shard directory once";
+  EXPECT_EQ(claim_at(merge, flag(margs, "--out")), pvc);
+  for (const std::string& dir : dirs) EXPECT_EQ(claim_at(merge, dir), pvc) << dir;
+}
+
+}  // namespace sweep
+
 }  // namespace
 }  // namespace orrery::k8s
