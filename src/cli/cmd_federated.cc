@@ -154,6 +154,29 @@ void print_federated_summary(const sim::Json& s, const std::string& dir) {
       s["wall_time_s"].get<double>(), dir.c_str());
 }
 
+namespace {
+
+// --workloads: the paper's workloads of these names (none: every one, chosen by run_repro).
+std::vector<federated::ReproWorkload> named_workloads(const std::vector<std::string>& names,
+                                                      bool quick) {
+  std::vector<federated::ReproWorkload> out;
+  for (const std::string& name : names) {
+    bool found = false;
+    for (const auto& w : federated::paper_workloads(quick))
+      if (w.name == name) {
+        out.push_back(w);
+        found = true;
+      }
+    if (!found) {
+      throw InputError("--workloads: unknown workload \"" + name +
+                       "\" (expected syn_250, syn_500, syn_1000, yahoo, google)");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void register_federated(CLI::App& root, CommandTable& table) {
   struct Options {
     federated::ReproOptions repro;
@@ -220,21 +243,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
                               s + "\"");
            }
          }
-         if (!opts->workloads.empty()) {
-           for (const std::string& name : opts->workloads) {
-             bool found = false;
-             for (const auto& w : federated::paper_workloads(r.quick))
-               if (w.name == name) {
-                 r.workloads.push_back(w);
-                 found = true;
-               }
-             if (!found) {
-               throw InputError("--workloads: unknown workload \"" + name +
-                                "\" (expected syn_250, syn_500, syn_1000, yahoo, "
-                                "google)");
-             }
-           }
-         }
+         r.workloads = named_workloads(opts->workloads, r.quick);
          if (!opts->quiet) {
            r.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
          }

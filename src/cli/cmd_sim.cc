@@ -467,6 +467,37 @@ void register_compare(CLI::App& root, CommandTable& table) {
                    }});
 }
 
+// `orrery demo`.
+void register_demo(CLI::App& root, CommandTable& table) {
+  // ---- orrery demo ----
+  struct DemoOptions {
+    std::string out = "out/demo";
+    int jobs = 0;  // the number of CPUs (core/sweep.h)
+    RunFlags flags;
+  };
+  auto dopt = std::make_shared<DemoOptions>();
+  CLI::App* demo = root.add_subcommand(
+      "demo", "Run the bundled demo scenario under the available policies and write a report");
+  demo->add_option("--out", dopt->out, "Output directory (default out/demo)");
+  demo->add_option("--jobs,-j", dopt->jobs, "Runs in parallel (default: the number of CPUs)");
+  add_run_flags(demo, &dopt->flags);
+  add_baseline_flag(demo, &dopt->flags);
+  demo->footer("The scenario is scenarios/demo.yaml, compiled into the binary.");
+  table.push_back(
+      {demo, [dopt] {
+         const fw::PolicyRegistry reg = simulation_policies();
+         std::vector<std::string> profiles;
+         for (const char* p :
+              {"kube-default", "kube-binpack", "kubedsm", "bef", "sef", "cf", "random"}) {
+           if (reg.has(p)) profiles.push_back(p);
+         }
+         return compare(
+             [] { return sim::parse_scenario(sim::demo_scenario_yaml(), "<demo scenario>", ""); },
+             profiles, dopt->flags, dopt->out, dopt->jobs,
+             "orrery demo: edge/cloud cluster, demand cycles and batch jobs");
+       }});
+}
+
 }  // namespace
 
 void register_sim(CLI::App& root, CommandTable& table) {
@@ -543,33 +574,7 @@ void register_sim(CLI::App& root, CommandTable& table) {
 
   register_compare(root, table);
 
-  // ---- orrery demo ----
-  struct DemoOptions {
-    std::string out = "out/demo";
-    int jobs = 0;  // the number of CPUs (core/sweep.h)
-    RunFlags flags;
-  };
-  auto dopt = std::make_shared<DemoOptions>();
-  CLI::App* demo = root.add_subcommand(
-      "demo", "Run the bundled demo scenario under the available policies and write a report");
-  demo->add_option("--out", dopt->out, "Output directory (default out/demo)");
-  demo->add_option("--jobs,-j", dopt->jobs, "Runs in parallel (default: the number of CPUs)");
-  add_run_flags(demo, &dopt->flags);
-  add_baseline_flag(demo, &dopt->flags);
-  demo->footer("The scenario is scenarios/demo.yaml, compiled into the binary.");
-  table.push_back(
-      {demo, [dopt] {
-         const fw::PolicyRegistry reg = simulation_policies();
-         std::vector<std::string> profiles;
-         for (const char* p :
-              {"kube-default", "kube-binpack", "kubedsm", "bef", "sef", "cf", "random"}) {
-           if (reg.has(p)) profiles.push_back(p);
-         }
-         return compare(
-             [] { return sim::parse_scenario(sim::demo_scenario_yaml(), "<demo scenario>", ""); },
-             profiles, dopt->flags, dopt->out, dopt->jobs,
-             "orrery demo: edge/cloud cluster, demand cycles and batch jobs");
-       }});
+  register_demo(root, table);
 }
 
 }  // namespace orrery::cli
