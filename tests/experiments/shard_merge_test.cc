@@ -172,7 +172,7 @@ TEST(ShardMerge, DeployManifestsCommandsMergeToTheWholeRun) {
     merge += " " + substitute(a, 0);
   const auto m = run(merge);
   ASSERT_EQ(m.code, 0) << merge << ": " << m.output;
-  expect_same_files(tmp.root() / "whole", tmp.root() / "merged");
+  expect_same_files(tmp.root() / "whole", tmp.root() / "sweep/merged");  // merge-job.yaml's --out
 }
 
 }  // namespace
