@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/k8s_objects.h"
 #include "framework/config.h"
+#include "io/k8s_objects.h"
 #include "k8s/extender.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_check.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "k8s/extender.h"
 
 using namespace orrery;

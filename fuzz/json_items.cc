@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/json_items.h"
 #include "fuzz_common.h"
+#include "io/json_items.h"
 
 using namespace orrery;
 

@@ -2,7 +2,7 @@
 // `orrery serve --extender --cluster FILE` use it: parse_k8s_objects (YAML, multi-document YAML,
 // JSON lists through the item scanner), then build_cluster and k8s_warnings. Only InputError may
 // escape; the built cluster's indexes must be consistent and hold every node read.
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "cluster_check.h"
 
 using namespace orrery;

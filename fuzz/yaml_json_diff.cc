@@ -16,8 +16,8 @@
 #include <set>
 
 #include "cluster_check.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 
 using namespace orrery;
 

@@ -20,7 +20,7 @@
 #include "cli/commands.h"
 #include "cli/sweep_flags.h"
 #include "core/error.h"
-#include "core/json.h"
+#include "io/json.h"
 #include "experiments/carico/repro.h"
 #include "obs/log.h"
 #include "policies/carico/proc_source.h"

@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "cli/snapshot_setup.h"
 #include "core/error.h"
-#include "core/suggest.h"
+#include "util/suggest.h"
 
 namespace orrery::cli {
 namespace {

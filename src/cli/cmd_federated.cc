@@ -14,7 +14,7 @@
 #include "cli/output.h"
 #include "cli/sweep_flags.h"
 #include "core/error.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "experiments/federated/repro.h"
 #include "policies/federated/run.h"
 #include "report/format.h"

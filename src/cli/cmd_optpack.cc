@@ -21,10 +21,10 @@
 
 #include "cli/commands.h"
 #include "cli/sweep_flags.h"
-#include "core/distribution.h"
+#include "util/distribution.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/k8s_objects.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
 #include "experiments/optpack/repro.h"
 #include "framework/config.h"
 #include "plugins/register.h"

@@ -26,10 +26,10 @@
 #include "cli/output.h"
 #include "cli/snapshot_setup.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/k8s_objects.h"
 #include "framework/config.h"
 #include "framework/scheduler.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
 
 namespace orrery::cli {
 

@@ -25,10 +25,10 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
 #include "framework/realtime_loop.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 #include "k8s/api_backend.h"
 #include "k8s/extender.h"
 #include "k8s/kubeconfig.h"

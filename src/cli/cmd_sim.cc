@@ -21,9 +21,7 @@
 #include "cli/output.h"
 #include "cli/sweep_flags.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/suggest.h"
-#include "core/sweep.h"
+#include "io/files.h"
 #include "policies/catalog.h"
 #include "policies/federated/architectures.h"
 #include "policies/federated/trace_runner.h"
@@ -31,6 +29,8 @@
 #include "report/seed_comparison.h"
 #include "sim/demo_scenario.h"
 #include "sim/simulation.h"
+#include "util/suggest.h"
+#include "util/sweep.h"
 
 namespace orrery::cli {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
+#include "io/json.h"
 
 namespace orrery::cli {
 

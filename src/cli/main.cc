@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "core/suggest.h"
+#include "util/suggest.h"
 
 namespace orrery::cli {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "core/limits.h"
+#include "io/limits.h"
 
 namespace orrery::cli {
 namespace {

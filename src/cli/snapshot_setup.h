@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/cluster_state.h"
-#include "core/k8s_objects.h"
 #include "framework/config.h"
 #include "framework/profile.h"
 #include "framework/registry.h"
 #include "framework/scheduler.h"
+#include "io/k8s_objects.h"
 
 namespace orrery::cli {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/files.h"
+#include "io/files.h"
 
 namespace orrery::experiments {
 namespace {

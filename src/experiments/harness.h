@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
-#include "core/sweep.h"
+#include "io/json.h"
+#include "util/sweep.h"
 
 namespace orrery::experiments {
 

@@ -41,10 +41,10 @@
 #include <string>
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/profile.h"
 #include "framework/queue.h"
 #include "framework/registry.h"
+#include "io/yaml_util.h"
 
 namespace orrery::fw {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/stats.h"
-#include "core/suggest.h"
+#include "util/stats.h"
+#include "util/suggest.h"
 
 namespace orrery::fw {
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
-#include "core/yaml_util.h"
 #include "framework/runtime.h"
+#include "io/json.h"
+#include "io/yaml_util.h"
 
 namespace orrery::fw {
 

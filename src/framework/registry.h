@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/handle.h"
 #include "framework/plugin.h"
+#include "io/yaml_util.h"
 
 namespace orrery::fw {
 

@@ -14,11 +14,11 @@
 #include <memory>
 #include <vector>
 
-#include "core/distribution.h"
 #include "core/rng.h"
 #include "framework/cycle_observer.h"
 #include "framework/policy.h"
 #include "framework/scheduler.h"
+#include "util/distribution.h"
 
 namespace orrery::fw {
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/json_items.h"
+#include "io/json_items.h"
 #include "k8s/objects.h"
 #include "k8s/profiles.h"
 #include "k8s/serve.h"

@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 
 namespace orrery::k8s {
 

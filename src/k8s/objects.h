@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 namespace orrery::k8s {
 

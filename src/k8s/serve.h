@@ -17,10 +17,10 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/yaml_util.h"
 #include "framework/policy.h"
 #include "framework/reservations.h"
 #include "framework/scheduler.h"
+#include "io/yaml_util.h"
 #include "k8s/api_backend.h"
 #include "k8s/leader.h"
 #include "k8s/scheduling_recorder.h"

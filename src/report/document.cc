@@ -1,6 +1,6 @@
 #include "report/document.h"
 
-#include "core/files.h"
+#include "io/files.h"
 #include "report/format.h"
 
 namespace orrery::report {

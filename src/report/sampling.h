@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/stats.h"
+#include "util/stats.h"
 
 namespace orrery::report {
 

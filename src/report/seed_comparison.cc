@@ -5,8 +5,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/inference.h"
 #include "report/metrics.h"
+#include "util/inference.h"
 
 namespace orrery::report {
 namespace {

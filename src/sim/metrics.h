@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
-#include "core/stats.h"
+#include "io/json.h"
 #include "sim/event_loop.h"
+#include "util/stats.h"
 
 namespace orrery::sim {
 

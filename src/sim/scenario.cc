@@ -6,14 +6,14 @@
 #include <map>
 #include <set>
 
-#include "core/distribution.h"
 #include "core/error.h"
-#include "core/k8s_names.h"
-#include "core/k8s_objects.h"
-#include "core/limits.h"
-#include "core/pod_fields.h"
 #include "core/quantity.h"
-#include "core/suggest.h"
+#include "io/distribution_reader.h"
+#include "io/k8s_names.h"
+#include "io/k8s_objects.h"
+#include "io/limits.h"
+#include "io/pod_fields.h"
+#include "util/suggest.h"
 
 namespace orrery::sim {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "core/node.h"
 #include "core/pod.h"
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 #include "sim/demand.h"
 #include "sim/hpa.h"
 #include "sim/job.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "framework/policy.h"
+#include "io/json.h"
 #include "sim/scenario.h"
 
 namespace orrery::sim {

@@ -25,12 +25,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/distribution.h"
 #include "core/rng.h"
 #include "framework/backend.h"
 #include "framework/telemetry.h"
 #include "sim/event_loop.h"
 #include "sim/execution.h"
+#include "util/distribution.h"
 
 namespace orrery::sim {
 

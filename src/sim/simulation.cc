@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/files.h"
+#include "io/files.h"
 #include "sim/setup.h"
 
 namespace orrery::sim {

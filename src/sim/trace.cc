@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
-#include "core/limits.h"
+#include "io/k8s_objects.h"
+#include "io/limits.h"
 
 namespace orrery::sim {
 namespace {

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "core/distribution.h"
 #include "core/pod.h"
 #include "core/rng.h"
 #include "sim/execution.h"
+#include "util/distribution.h"
 
 namespace orrery::sim {
 

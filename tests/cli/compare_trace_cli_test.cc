@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 #include "run_orrery.h"
 #include "scratch_dir.h"

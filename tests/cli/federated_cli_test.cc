@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 #include "run_orrery.h"
 #include "scratch_dir.h"

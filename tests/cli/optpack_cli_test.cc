@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "experiments/optpack/evaluation.h"
 #include "run_orrery.h"
 #include "scratch_dir.h"

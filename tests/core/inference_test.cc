@@ -1,4 +1,4 @@
-#include "core/inference.h"
+#include "util/inference.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/json_items.h"
+#include "io/json_items.h"
 
 #include <gtest/gtest.h>
 

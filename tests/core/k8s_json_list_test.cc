@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 namespace orrery {
 namespace {

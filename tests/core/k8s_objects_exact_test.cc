@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 namespace orrery {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/paired_stats.h"
+#include "util/paired_stats.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/k8s_names.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
+#include "io/k8s_names.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 
 namespace orrery {
 namespace {

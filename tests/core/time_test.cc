@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/distribution.h"
 #include "core/time.h"
+#include "util/distribution.h"
 
 namespace orrery {
 namespace {

@@ -4,9 +4,9 @@
 
 #include "builders.h"
 
-#include "core/k8s_objects.h"
 #include "framework/plan.h"
 #include "framework/scheduler.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 #include "queued_backend.h"
 #include "test_plugins.h"

@@ -20,9 +20,9 @@
 #include <set>
 
 #include "brute_force.h"
-#include "core/k8s_objects.h"
 #include "core/rng.h"
 #include "harness.h"
+#include "io/k8s_objects.h"
 
 namespace orrery::plugins {
 namespace {

@@ -11,9 +11,9 @@
 #include <set>
 
 #include "brute_force.h"
-#include "core/k8s_objects.h"
 #include "framework/config.h"
 #include "framework/scheduler.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 
 namespace orrery::plugins {

@@ -1,6 +1,6 @@
 #include "harness.h"
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 
 namespace orrery::plugins::testing {

@@ -13,8 +13,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
 #include "harness.h"
+#include "io/k8s_objects.h"
 #include "plugins/interpodaffinity/inter_pod_affinity.h"
 
 namespace orrery::plugins {

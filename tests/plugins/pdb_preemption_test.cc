@@ -5,8 +5,8 @@
 // "... is treated as 'nonViolating'") and TestSelectBestCandidate's ordering.
 #include <gtest/gtest.h>
 
-#include "core/k8s_objects.h"
 #include "harness.h"
+#include "io/k8s_objects.h"
 #include "plugins/defaultpreemption/default_preemption.h"
 
 namespace orrery::plugins {

@@ -2,8 +2,8 @@
 // messages, nomination, and waiting for terminating victims.
 #include <gtest/gtest.h>
 
-#include "core/k8s_objects.h"
 #include "harness.h"
+#include "io/k8s_objects.h"
 #include "plugins/defaultpreemption/default_preemption.h"
 
 namespace orrery::plugins {

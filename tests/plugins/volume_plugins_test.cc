@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
 #include "harness.h"
+#include "io/k8s_objects.h"
 #include "plugins/volumezone/volume_zone.h"
 
 namespace orrery::plugins {

@@ -14,8 +14,8 @@
 #include <map>
 #include <sstream>
 
-#include "core/k8s_objects.h"
 #include "framework/config.h"
+#include "io/k8s_objects.h"
 #include "plugins/podtopologyspread/pod_topology_spread.h"
 #include "policies/kube/policies.h"
 #include "scratch_dir.h"

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/distribution.h"
 #include "core/error.h"
-#include "core/limits.h"
+#include "io/limits.h"
+#include "util/distribution.h"
 
 namespace orrery::sim {
 namespace {

@@ -5,12 +5,12 @@
 #include <sstream>
 
 #include "core/rng.h"
-#include "core/stats.h"
 #include "policies/carico/policy.h"
 #include "policies/kube/policies.h"
 #include "sim/event_loop.h"
 #include "sim/scenario.h"
 #include "sim/simulation.h"
+#include "util/stats.h"
 
 namespace orrery::carico {
 namespace {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "framework/policy.h"
+#include "io/json.h"
 
 namespace orrery::carico {
 

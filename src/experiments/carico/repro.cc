@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/json.h"
-#include "core/sweep.h"
+#include "io/files.h"
+#include "io/json.h"
+#include "util/sweep.h"
 #include "experiments/carico/evaluation.h"
 #include "experiments/harness.h"
 #include "report/document.h"

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/stats.h"
-#include "core/sweep.h"
+#include "io/files.h"
+#include "util/stats.h"
+#include "util/sweep.h"
 #include "experiments/harness.h"
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/run.h"

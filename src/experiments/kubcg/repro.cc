@@ -9,10 +9,10 @@
 #include <optional>
 #include <tuple>
 
-#include "core/distribution.h"
+#include "util/distribution.h"
 #include "core/error.h"
-#include "core/files.h"
-#include "core/json.h"
+#include "io/files.h"
+#include "io/json.h"
 #include "core/rng.h"
 #include "experiments/harness.h"
 #include "experiments/kubcg/evaluation.h"

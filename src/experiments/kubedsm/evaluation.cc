@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/sweep.h"
+#include "util/sweep.h"
 #include "policies/baselines/policies.h"
 #include "policies/kube/policies.h"
 #include "policies/kubedsm/policy.h"

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/paired_stats.h"
+#include "io/files.h"
+#include "util/paired_stats.h"
 #include "experiments/kubedsm/authors_data.h"
 #include "experiments/kubedsm/evaluation.h"
 #include "report/document.h"

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/k8s_objects.h"
 #include "core/rng.h"
 #include "framework/config.h"
 #include "framework/scheduler.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 #include "policies/optpack/snapshot.h"
 

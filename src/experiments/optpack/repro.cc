@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/sweep.h"
+#include "io/files.h"
+#include "util/sweep.h"
 #include "experiments/harness.h"
 #include "experiments/optpack/evaluation.h"
 #include "report/document.h"

@@ -25,8 +25,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/plugin.h"
+#include "io/yaml_util.h"
 
 namespace orrery::plugins {
 

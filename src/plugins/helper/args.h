@@ -3,7 +3,7 @@
 
 #include <initializer_list>
 
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace orrery::plugins {
 

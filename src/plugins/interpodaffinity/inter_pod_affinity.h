@@ -33,8 +33,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/plugin.h"
+#include "io/yaml_util.h"
 
 namespace orrery::plugins {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/hints.h"
 #include "plugins/helper/names.h"

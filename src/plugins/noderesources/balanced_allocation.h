@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/plugin.h"
+#include "io/yaml_util.h"
 #include "plugins/noderesources/resource_allocation.h"
 
 namespace orrery::plugins {

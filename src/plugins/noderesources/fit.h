@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/plugin.h"
+#include "io/yaml_util.h"
 #include "plugins/noderesources/resource_allocation.h"
 
 namespace orrery::plugins {

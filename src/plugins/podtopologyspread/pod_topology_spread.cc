@@ -4,7 +4,7 @@
 #include <limits>
 #include <set>
 
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "plugins/helper/args.h"
 #include "plugins/helper/fast_div.h"
 #include "plugins/helper/hints.h"

@@ -20,8 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/yaml_util.h"
 #include "framework/plugin.h"
+#include "io/yaml_util.h"
 #include "plugins/helper/node_cache.h"
 
 namespace orrery::plugins {

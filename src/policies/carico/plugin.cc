@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/distribution.h"
 #include "core/error.h"
 #include "framework/handle.h"
 #include "framework/runtime.h"
+#include "io/distribution_reader.h"
 
 namespace orrery::carico {
 

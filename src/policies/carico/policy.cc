@@ -2,9 +2,9 @@
 
 #include <memory>
 
-#include "core/distribution.h"
 #include "core/error.h"
 #include "framework/telemetry.h"
+#include "io/distribution_reader.h"
 #include "net/transport_security.h"
 #include "policies/carico/plugin.h"
 #include "policies/carico/rpc/aggregator_feed.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 
 namespace orrery::carico {
 namespace {

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 
 namespace orrery::federated {
 

@@ -4,10 +4,10 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/k8s_objects.h"
-#include "core/suggest.h"
-#include "core/yaml_util.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
+#include "util/suggest.h"
 
 namespace orrery::federated {
 

@@ -38,11 +38,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/distribution.h"
-#include "core/json.h"
 #include "core/rng.h"
+#include "io/json.h"
 #include "policies/federated/cluster_config.h"
 #include "sim/event_loop.h"
+#include "util/distribution.h"
 
 namespace orrery::federated {
 

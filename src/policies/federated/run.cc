@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/files.h"
+#include "io/files.h"
 #include "policies/federated/megha.h"
 #include "policies/federated/pigeonc.h"
 #include "policies/federated/recorder.h"

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 #include "sim/metrics.h"
 
 namespace orrery::federated {

@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/suggest.h"
 #include "policies/catalog.h"
 #include "policies/federated/architectures.h"
 #include "policies/federated/run.h"
 #include "policies/federated/worker_scenario.h"
 #include "sim/simulation.h"
+#include "util/suggest.h"
 
 namespace orrery::federated {
 

@@ -37,7 +37,7 @@
 #include <map>
 #include <string>
 
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 #include "policies/kubedsm/algorithms.h"
 #include "policies/kubedsm/plan_builder.h"
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/distribution.h"
 #include "core/error.h"
+#include "io/distribution_reader.h"
 #include "policies/optpack/plan.h"
 
 namespace orrery::optpack {

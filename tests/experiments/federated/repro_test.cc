@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
+#include "io/k8s_objects.h"
 #include "scratch_dir.h"
 #include "sim/metrics.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sweep.h"
+#include "util/sweep.h"
 #include "experiments/optpack/evaluation.h"
 
 namespace orrery::optpack {

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
 #include "fixtures.h"
+#include "io/k8s_objects.h"
 #include "scratch_dir.h"
 
 namespace orrery::federated {

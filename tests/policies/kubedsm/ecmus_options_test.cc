@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 #include "policies/kubedsm/algorithms.h"
 #include "policies/kubedsm/fragmentation.h"
 #include "policies/kubedsm/options.h"

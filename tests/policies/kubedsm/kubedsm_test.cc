@@ -9,7 +9,7 @@
 
 #include "../../framework/queued_backend.h"
 #include "core/error.h"
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 #include "policies/kubedsm/cluster_view.h"
 #include "policies/kubedsm/plan_builder.h"
 #include "random_models.h"

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/k8s_objects.h"
-#include "core/yaml_util.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
+#include "io/yaml_util.h"
 #include "policies/catalog.h"
 #include "policies/optpack/packer.h"
 #include "scratch_dir.h"

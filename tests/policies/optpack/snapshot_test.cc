@@ -5,9 +5,9 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/k8s_objects.h"
 #include "framework/backend.h"
 #include "framework/config.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 #include "policies/optpack/optimizer.h"
 #include "policies/optpack/plan.h"

@@ -1,8 +1,8 @@
-#include "core/pod_fields.h"
+#include "io/pod_fields.h"
 
 #include <string_view>
 
-#include "core/suggest.h"
+#include "util/suggest.h"
 
 namespace orrery {
 namespace {

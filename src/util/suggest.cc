@@ -1,4 +1,4 @@
-#include "core/suggest.h"
+#include "util/suggest.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "core/k8s_names.h"
+#include "io/k8s_names.h"
 
 namespace orrery {
 namespace {

@@ -16,7 +16,6 @@
 
 #include "core/rng.h"
 #include "core/time.h"
-#include "core/yaml_util.h"
 
 namespace orrery {
 
@@ -43,15 +42,9 @@ struct Dist {
   std::string to_string() const;
 };
 
-// "90s", "500ms", "2m", "1h", "250us", or a bare number of seconds. Throws InputError at `c`.
-Time parse_duration(const yaml::Ctx& c);
+// "90s", "500ms", "2m", "1h", "250us", or a bare number of seconds; errors are InputErrors
+// prefixed with `where`. The YAML readers of durations and distributions (scenario syntax above)
+// are in io/distribution_reader.h.
 Time parse_duration_text(const std::string& text, const std::string& where);
-
-// A distribution of durations (values in µs).
-Dist parse_duration_dist(const yaml::Ctx& c);
-// A distribution of plain numbers (e.g. a fraction).
-Dist parse_number_dist(const yaml::Ctx& c);
-// A distribution of a resource amount: cpu in millicores ("500m", 0.5) or bytes ("512Mi").
-Dist parse_resource_dist(const yaml::Ctx& c, bool cpu);
 
 }  // namespace orrery

@@ -1,4 +1,4 @@
-#include "core/files.h"
+#include "io/files.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,7 +1,7 @@
-#include "core/k8s_api_objects.h"
+#include "io/k8s_api_objects.h"
 
-#include "core/k8s_objects.h"
 #include "core/quantity.h"
+#include "io/k8s_objects.h"
 
 namespace orrery {
 

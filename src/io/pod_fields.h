@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace orrery {
 

@@ -1,4 +1,4 @@
-#include "core/sweep.h"
+#include "util/sweep.h"
 
 #include <algorithm>
 #include <exception>

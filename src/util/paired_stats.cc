@@ -1,6 +1,6 @@
-#include "core/paired_stats.h"
+#include "util/paired_stats.h"
 
-#include "core/inference.h"
+#include "util/inference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/paired_stats.h"
+#include "util/paired_stats.h"
 
 namespace orrery {
 

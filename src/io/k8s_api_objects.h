@@ -7,7 +7,7 @@
 
 #include "core/api_objects.h"
 #include "core/pod.h"
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 
 namespace orrery {
 

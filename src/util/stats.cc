@@ -1,4 +1,4 @@
-#include "core/stats.h"
+#include "util/stats.h"
 
 #include <algorithm>
 #include <charconv>

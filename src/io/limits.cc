@@ -1,4 +1,4 @@
-#include "core/limits.h"
+#include "io/limits.h"
 
 #include <cmath>
 #include <cstdio>

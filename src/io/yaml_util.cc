@@ -1,4 +1,4 @@
-#include "core/yaml_util.h"
+#include "io/yaml_util.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include "core/error.h"
-#include "core/suggest.h"
+#include "util/suggest.h"
 
 namespace orrery::yaml {
 
