@@ -22,8 +22,7 @@ namespace k8s_read {
 void read_labels(const Ctx& c, LabelSet* out) {
   if (!c.defined()) return;
   c.expect_map();
-  for (auto it = c.node.begin(); it != c.node.end(); ++it) {
-    const std::string key = it->first.Scalar();
+  for (const std::string& key : c.keys()) {
     Ctx v = c.child(key);
     out->set(key, v.defined() ? v.str() : std::string());
   }
@@ -556,7 +555,7 @@ NodeSelectorTerm parse_node_selector_term(const Ctx& c) {
 
 namespace k8s_read {
 
-PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
+PodSpec read_pod_spec(const Ctx& meta, const Ctx& c, std::optional<int32_t> admitted_priority) {
   PodSpec s;
   if (meta.defined()) {
     meta.expect_map();
@@ -586,6 +585,8 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
     int64_t p = c.child("priority").i64();
     if (p < INT32_MIN || p > INT32_MAX) c.child("priority").fail("priority out of int32 range");
     s.priority = static_cast<int32_t>(p);
+  } else if (admitted_priority) {
+    s.priority = *admitted_priority;
   }
   s.priority_class_name = c.str_or("priorityClassName", "");
   std::string pp = c.str_or("preemptionPolicy", "PreemptLowerPriority");
@@ -610,7 +611,7 @@ PodSpec read_pod_spec(const Ctx& meta, const Ctx& c) {
     s.constraints =
         parse_constraint_ids(*cons, meta.child("annotations").where() + "[orrery.io/constraints]");
   }
-  if (!s.priority_class_name.empty() && !c.has("priority")) {
+  if (!s.priority_class_name.empty() && !c.has("priority") && !admitted_priority) {
     bool found;
     s.priority = builtin_priority(s.priority_class_name, &found);
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/labels.h"
@@ -34,8 +35,10 @@ int32_t builtin_priority(const std::string& cls, bool* found);
 bool has_labelled_namespace_selector(const PodSpec& s);
 std::string labelled_namespace_selector_where(const yaml::Ctx& spec);
 
-// A pod spec from its metadata and spec.
-PodSpec read_pod_spec(const yaml::Ctx& meta, const yaml::Ctx& c);
+// A pod spec from its metadata and spec. `admitted_priority`, when set, is the priority admission
+// gave a pod without spec.priority (from its PriorityClass), as if spec.priority held it.
+PodSpec read_pod_spec(const yaml::Ctx& meta, const yaml::Ctx& c,
+                      std::optional<int32_t> admitted_priority = std::nullopt);
 // `*warning` (when not null and empty) gets the first doubtful resource name.
 Node read_node(const yaml::Ctx& c, std::string* warning = nullptr);
 

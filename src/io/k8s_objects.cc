@@ -16,6 +16,8 @@
 #include "io/yaml_util.h"
 #include "util/suggest.h"
 
+#include <nlohmann/json.hpp>
+
 #include "io/k8s_fields.h"
 
 namespace orrery {
@@ -151,6 +153,8 @@ struct Reader {
   const std::string& source;
   K8sObjects out;
   std::vector<ParsedPod> pods;
+  // Admission's priority for a pod without spec.priority (read_k8s_object).
+  std::optional<int32_t> admitted_priority = std::nullopt;
 
   // `list_kind`: the item kind implied by a typed list (NodeList → Node), whose items may omit
   // kind.
@@ -159,7 +163,11 @@ struct Reader {
     c.expect_map();
     Ctx kind_ctx = c.child("kind");
     if (!kind_ctx.defined() && list_kind.empty()) c.fail("object without a kind");
-    std::string kind = kind_ctx.defined() ? kind_ctx.str() : list_kind;
+    dispatch(c, kind_ctx.defined() ? kind_ctx.str() : list_kind);
+  }
+
+  // An object (a mapping) of the given kind.
+  void dispatch(const Ctx& c, const std::string& kind) {
     if (is_list_kind(kind)) {
       Ctx items = c.child("items");
       if (!items.defined()) return;
@@ -236,15 +244,19 @@ struct Reader {
     }
     Ctx spec = c.child("spec");
     // Paths and line hints as parse_pod_spec gives them.
-    pp.spec = std::make_shared<PodSpec>(read_pod_spec(
-        Ctx{source, meta.node, c.path.empty() ? "metadata" : c.path + ".metadata", 0,
-            c.line_offset},
-        Ctx{source, spec.node, c.path.empty() ? "spec" : c.path + ".spec", 0, c.line_offset}));
+    auto rebased = [&c](const Ctx& part, const char* name) {
+      Ctx r = part;
+      r.path = c.path.empty() ? name : c.path + "." + name;
+      r.line_hint = 0;
+      return r;
+    };
+    const Ctx spec_at = rebased(spec, "spec");
+    pp.spec = std::make_shared<PodSpec>(
+        read_pod_spec(rebased(meta, "metadata"), spec_at, admitted_priority));
     if (out.labelled_namespace_selector.empty() && has_labelled_namespace_selector(*pp.spec)) {
-      out.labelled_namespace_selector = labelled_namespace_selector_where(
-          Ctx{source, spec.node, c.path.empty() ? "spec" : c.path + ".spec", 0, c.line_offset});
+      out.labelled_namespace_selector = labelled_namespace_selector_where(spec_at);
     }
-    pp.priority_given = spec.has("priority");
+    pp.priority_given = spec.has("priority") || admitted_priority.has_value();
     if (!pp.priority_given && !pp.spec->priority_class_name.empty()) {
       pp.class_where = spec.child("priorityClassName").where();
     }
@@ -420,6 +432,16 @@ K8sObjects parse_k8s_objects(std::string_view text, const std::string& source) {
   for (size_t i = 0; i < docs.size(); ++i) {
     r.object(Ctx{source, docs[i], docs.size() > 1 ? "document[" + std::to_string(i) + "]" : ""});
   }
+  r.finish();
+  return std::move(r.out);
+}
+
+K8sObjects read_k8s_object(const nlohmann::json& obj, const std::string& kind,
+                           const std::string& source, std::optional<int32_t> admitted_priority) {
+  Reader r{source, {}, {}, admitted_priority};
+  const Ctx c = Ctx::of_json(source, obj);
+  c.expect_map();
+  r.dispatch(c, kind);
   r.finish();
   return std::move(r.out);
 }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,8 @@
 #include "core/cluster_state.h"
 #include "core/node.h"
 #include "core/pod.h"
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace YAML {
 class Node;
@@ -82,6 +85,16 @@ struct K8sObjects {
 K8sObjects load_k8s_objects(const std::string& path);
 // Same, from text; `source` names the input in error messages.
 K8sObjects parse_k8s_objects(std::string_view text, const std::string& source);
+
+// One object of `kind` (Node, Pod, PriorityClass, ...; the object's own kind field is not read)
+// from a parsed JSON value, such as a watch event's: the same reader as parse_k8s_objects reads it
+// straight from the JSON, with the same errors as parse_k8s_objects(obj.dump(), source) would give
+// for the object with that kind ("SOURCE:1: spec.containers[0]..."). `admitted_priority`, when
+// set, is what admission gave a pod without spec.priority (its PriorityClass's value), read as if
+// spec.priority held it.
+K8sObjects read_k8s_object(const nlohmann::json& obj, const std::string& kind,
+                           const std::string& source,
+                           std::optional<int32_t> admitted_priority = std::nullopt);
 
 // Appends another file's objects (e.g. a cluster snapshot plus a separate pod file).
 void merge_into(K8sObjects& into, K8sObjects&& from);

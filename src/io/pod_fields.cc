@@ -211,12 +211,12 @@ void check_value(const Ctx& c, const Field& f) {
     check(c, *f.shape);
     return;
   }
-  if (!c.node.IsSequence()) return;  // the reader says what was expected
+  if (!c.is_seq()) return;  // the reader says what was expected
   for (size_t i = 0; i < c.size(); ++i) check(c.item(i), *f.shape);
 }
 
 void check(const Ctx& c, const Shape& shape) {
-  if (!c.defined() || !c.node.IsMap()) return;  // the reader says what was expected
+  if (!c.defined() || !c.is_map()) return;  // the reader says what was expected
   for (const std::string& key : c.keys()) {
     const Field* found = nullptr;
     for (const Field& f : shape.fields)
@@ -252,7 +252,7 @@ void check_pod_template_fields(const Ctx& metadata, const Ctx& spec,
                                std::vector<std::string>* warnings) {
   check(metadata, object_meta());
   check(spec, pod_spec());
-  if (warnings && spec.defined() && spec.node.IsMap()) collect_unmodelled(spec, warnings);
+  if (warnings && spec.defined() && spec.is_map()) collect_unmodelled(spec, warnings);
 }
 
 }  // namespace orrery

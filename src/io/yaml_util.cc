@@ -8,6 +8,8 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 #include "util/suggest.h"
 
@@ -21,9 +23,44 @@ YAML::Node lookup(const YAML::Node& node, const std::string& key) {
   YAML::Node n = cn[key];
   return n.IsDefined() ? n : YAML::Node();
 }
+
+// j[key] of a JSON object, or null when j is not an object or has no such key.
+const nlohmann::json* json_lookup(const nlohmann::json* j, const std::string& key) {
+  if (j == nullptr || !j->is_object()) return nullptr;
+  auto it = j->find(key);
+  return it == j->end() ? nullptr : &*it;
+}
 }  // namespace
 
+Ctx Ctx::of_json(const std::string& file, const nlohmann::json& value, const std::string& path) {
+  Ctx c{file, YAML::Node(), path};
+  c.json = &value;
+  c.json_backed = true;
+  return c;
+}
+
+bool Ctx::defined() const {
+  if (json_backed) return json != nullptr && !json->is_null();
+  return node.IsDefined() && !node.IsNull();
+}
+
+bool Ctx::is_map() const {
+  if (json_backed) return json != nullptr && json->is_object();
+  return node.IsDefined() && node.IsMap();
+}
+
+bool Ctx::is_seq() const {
+  if (json_backed) return json != nullptr && json->is_array();
+  return node.IsDefined() && node.IsSequence();
+}
+
+size_t Ctx::size() const {
+  if (json_backed) return is_map() || is_seq() ? json->size() : 0;
+  return node.size();
+}
+
 int Ctx::line() const {
+  if (json_backed) return json != nullptr ? 1 + line_offset : line_hint;
   if (node.IsDefined()) {
     YAML::Mark m = node.Mark();
     if (!m.is_null()) return m.line + 1 + line_offset;
@@ -32,10 +69,22 @@ int Ctx::line() const {
 }
 
 Ctx Ctx::child(const std::string& key) const {
+  if (json_backed) {
+    Ctx c{file, YAML::Node(), path.empty() ? key : path + "." + key, line(), line_offset};
+    c.json = json_lookup(json, key);
+    c.json_backed = true;
+    return c;
+  }
   return Ctx{file, lookup(node, key), path.empty() ? key : path + "." + key, line(), line_offset};
 }
 
 Ctx Ctx::item(size_t i) const {
+  if (json_backed) {
+    Ctx c{file, YAML::Node(), path + "[" + std::to_string(i) + "]", line(), line_offset};
+    c.json = is_seq() && i < json->size() ? &(*json)[i] : nullptr;
+    c.json_backed = true;
+    return c;
+  }
   YAML::Node n;
   if (node.IsDefined() && node.IsSequence() && i < node.size()) {
     const YAML::Node& cn = node;
@@ -45,6 +94,10 @@ Ctx Ctx::item(size_t i) const {
 }
 
 bool Ctx::has(const std::string& key) const {
+  if (json_backed) {
+    const nlohmann::json* v = json_lookup(json, key);
+    return v != nullptr && !v->is_null();
+  }
   YAML::Node n = lookup(node, key);
   return n.IsDefined() && !n.IsNull();
 }
@@ -58,14 +111,20 @@ void Ctx::fail(const std::string& what) const {
 }
 
 void Ctx::expect_map() const {
-  if (!node.IsDefined() || !node.IsMap()) fail("expected a mapping");
+  if (!is_map()) fail("expected a mapping");
 }
 
 void Ctx::expect_seq() const {
-  if (!node.IsDefined() || !node.IsSequence()) fail("expected a list");
+  if (!is_seq()) fail("expected a list");
 }
 
 std::string Ctx::str() const {
+  if (json_backed) {
+    if (!defined()) fail("missing value");
+    if (json->is_string()) return json->get_ref<const std::string&>();
+    if (json->is_object() || json->is_array()) fail("expected a string");
+    return json->dump();  // a number or a boolean: its JSON text, as yaml-cpp reads it
+  }
   if (!node.IsDefined() || !node.IsScalar())
     fail(defined() ? "expected a string" : "missing value");
   return node.Scalar();
@@ -99,13 +158,17 @@ bool Ctx::boolean() const {
 std::vector<std::string> Ctx::str_list() const {
   expect_seq();
   std::vector<std::string> out;
-  for (size_t i = 0; i < node.size(); ++i) out.push_back(item(i).str());
+  for (size_t i = 0; i < size(); ++i) out.push_back(item(i).str());
   return out;
 }
 
 std::vector<std::string> Ctx::keys() const {
   expect_map();
   std::vector<std::string> out;
+  if (json_backed) {
+    for (auto it = json->begin(); it != json->end(); ++it) out.push_back(it.key());
+    return out;
+  }
   for (auto it = node.begin(); it != node.end(); ++it) out.push_back(it->first.Scalar());
   return out;
 }
@@ -139,6 +202,7 @@ void check_keys(const Ctx& c, std::initializer_list<const char*> keys) {
 }
 
 void check_unique_keys(const Ctx& c) {
+  if (c.json_backed) return;  // a JSON object's keys are unique
   if (!c.node.IsDefined()) return;
   if (c.node.IsSequence()) {
     for (size_t i = 0; i < c.node.size(); ++i) check_unique_keys(c.item(i));

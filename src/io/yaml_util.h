@@ -1,9 +1,13 @@
-// Small helpers for reading YAML/JSON (via yaml-cpp) with precise error locations: every error is
+// Small helpers for reading YAML/JSON with precise error locations: every error is
 // "FILE:LINE: field.path: what was expected". Shared by the object loader, the scheduler
-// configuration and scenario parsers.
+// configuration and scenario parsers. A Ctx reads either a yaml-cpp node (files: YAML or JSON
+// text) or a parsed nlohmann JSON value (the API server's objects, Ctx::of_json), through the same
+// accessors, so one reader serves snapshots and watch events.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <initializer_list>
@@ -14,6 +18,10 @@
 namespace orrery::yaml {
 
 // A position in a document: the file, the node (for its line) and the field path.
+// JSON-backed (`json_backed`): `json` is the value (null when absent) and `node` is unused. A JSON
+// value reads as yaml-cpp reads the same value's one-line JSON text (obj.dump()): scalars are the
+// strings, or the JSON text of numbers and booleans; every present value is on line 1 (plus
+// line_offset); objects' keys come in nlohmann's (sorted) order, which is dump()'s.
 // A missing child is a null node that remembers its parent's line, so errors about absent fields
 // still point near the right place. Never assign YAML::Node handles (yaml-cpp's operator= writes
 // through to the referenced node); build a new Ctx instead.
@@ -25,6 +33,12 @@ struct Ctx {
   // Lines before the parsed text in its file, when `node` was parsed from a slice of the file
   // (one item of a big JSON list): added to the node's own lines.
   int line_offset = 0;
+  const nlohmann::json* json = nullptr;
+  bool json_backed = false;
+
+  // A JSON-backed Ctx over `value`, which must outlive it and its children.
+  static Ctx of_json(const std::string& file, const nlohmann::json& value,
+                     const std::string& path = "");
 
   Ctx child(const std::string& key) const;                // path.key, node[key]
   Ctx item(size_t i) const;                               // path[i], node[i]
@@ -32,16 +46,18 @@ struct Ctx {
   std::string where() const;                              // "FILE:LINE: path"
   [[noreturn]] void fail(const std::string& what) const;  // throws InputError(where(): what)
 
-  bool defined() const { return node.IsDefined() && !node.IsNull(); }
+  bool defined() const;  // present and not null
   int line() const;
   void expect_map() const;
   void expect_seq() const;
+  bool is_map() const;                        // a mapping (JSON object)
+  bool is_seq() const;                        // a sequence (JSON array)
   std::string str() const;                    // a scalar
   int64_t i64() const;                        // an integer scalar
   double f64() const;                         // a number
   bool boolean() const;                       // true/false
   std::vector<std::string> str_list() const;  // a sequence of scalars
-  size_t size() const { return node.size(); }
+  size_t size() const;                        // entries of a mapping or sequence, else 0
   // Keys of a mapping in document order.
   std::vector<std::string> keys() const;
 

@@ -1,6 +1,7 @@
 #include "k8s/objects.h"
 
 #include <functional>
+#include <optional>
 
 #include "core/error.h"
 #include "core/quantity.h"
@@ -10,12 +11,12 @@ namespace orrery::k8s {
 
 namespace {
 
-K8sObjects parse_one(JsonValue obj, const std::string& kind, const std::string& source) {
-  obj["kind"] = kind;
-  if (obj.contains("metadata") && obj["metadata"].is_object())
-    obj["metadata"].erase("managedFields");
+// Straight from the JSON into the model (read_k8s_object: the snapshot reader over the JSON
+// value, no text round trip), as parse_k8s_objects would read the object with that kind.
+K8sObjects parse_one(const JsonValue& obj, const std::string& kind, const std::string& source,
+                     std::optional<int32_t> admitted_priority = std::nullopt) {
   try {
-    return parse_k8s_objects(obj.dump(), source);
+    return read_k8s_object(obj, kind, source, admitted_priority);
   } catch (const InputError& e) {
     throw;
   } catch (const std::exception& e) {
@@ -75,21 +76,23 @@ Node node_from_json(const JsonValue& obj) {
 Pod pod_from_json(const JsonValue& in, const PriorityClasses& classes) {
   if (!in.is_object()) throw InputError("Pod: expected an object");
   const std::string what = describe(in, "Pod");
-  JsonValue obj = in;
+  const JsonValue& obj = in;
   // Admission (the Priority plugin) sets spec.priority from the class; a pod read from the API
   // normally has it already.
-  if (obj.contains("spec") && obj["spec"].is_object() && !obj["spec"].contains("priority")) {
+  std::optional<int32_t> admitted;
+  if (const JsonValue* spec = find(obj, {"spec"});
+      spec && spec->is_object() && !spec->contains("priority")) {
     const std::string cls = str_at(obj, {"spec", "priorityClassName"});
     bool found = false;
     int32_t v = 0;
     if (!cls.empty()) {
       v = classes.value_for(cls, &found);
-      if (found) obj["spec"]["priority"] = v;
+      if (found) admitted = v;
     } else if (const PriorityClass* d = classes.global_default()) {
-      obj["spec"]["priority"] = d->value;
+      admitted = d->value;
     }
   }
-  K8sObjects o = parse_one(obj, "Pod", what);
+  K8sObjects o = parse_one(obj, "Pod", what, admitted);
   if (o.pods.size() != 1) throw InputError(what + ": not a pod");
   Pod p = std::move(o.pods[0]);
   p.terminating = find(obj, {"metadata", "deletionTimestamp"}) != nullptr &&

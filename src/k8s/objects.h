@@ -1,6 +1,7 @@
 // API objects (nlohmann JSON as the API server sends them) to orrery's model and back. Node and
-// Pod JSON goes through the same loader as snapshot files (core/k8s_objects.h), so `orrery serve`
-// and `orrery schedule` read an object identically. What the API server's admission would have
+// Pod JSON goes through the same reader as snapshot files (io/k8s_objects.h, read_k8s_object:
+// straight from the JSON value, no text round trip), so `orrery serve` and `orrery schedule` read
+// an object identically. What the API server's admission would have
 // set is filled in first: a pod's spec.priority from its PriorityClass.
 #pragma once
 
