@@ -1,4 +1,4 @@
-// The JSON item scanner (core/json_items.h) that finds the items of a big `kubectl get -o json`
+// The JSON item scanner (io/json_items.h) that finds the items of a big `kubectl get -o json`
 // list without a tree. Differential against nlohmann::json (a complete RFC 8259 parser):
 //  - text nlohmann accepts as an object must not be a SyntaxError for the scanner (bar its
 //    depth limit);

@@ -1,4 +1,4 @@
-// The Kubernetes object loader (core/k8s_objects.h) as `orrery schedule --cluster FILE` and
+// The Kubernetes object loader (io/k8s_objects.h) as `orrery schedule --cluster FILE` and
 // `orrery serve --extender --cluster FILE` use it: parse_k8s_objects (YAML, multi-document YAML,
 // JSON lists through the item scanner), then build_cluster and k8s_warnings. Only InputError may
 // escape; the built cluster's indexes must be consistent and hold every node read.

@@ -203,7 +203,7 @@ using CompareRun = std::function<Json(size_t index, const std::string& dir)>;
 // Prints a finished run's summary (index, summary, dir).
 using ComparePrint = std::function<void(size_t, const Json&, const std::string&)>;
 
-// Runs every profile of a comparison (independent runs on a small thread pool, core/sweep.h),
+// Runs every profile of a comparison (independent runs on a small thread pool, util/sweep.h),
 // prints their summaries in the order of `profiles`, then writes DIR/report.html. Returns the
 // exit code.
 int run_comparison(const std::vector<std::string>& profiles, const CompareRun& run,
@@ -409,7 +409,7 @@ void register_compare(CLI::App& root, CommandTable& table) {
     std::string scenario, trace, profiles, out;
     std::vector<std::string> cluster_configs;
     std::string seeds;
-    int jobs = 0;  // the number of CPUs (core/sweep.h)
+    int jobs = 0;  // the number of CPUs (util/sweep.h)
     RunFlags flags;
     SweepFlags sweep;  // --shard I/N (with --seeds)
   };
@@ -472,7 +472,7 @@ void register_demo(CLI::App& root, CommandTable& table) {
   // ---- orrery demo ----
   struct DemoOptions {
     std::string out = "out/demo";
-    int jobs = 0;  // the number of CPUs (core/sweep.h)
+    int jobs = 0;  // the number of CPUs (util/sweep.h)
     RunFlags flags;
   };
   auto dopt = std::make_shared<DemoOptions>();

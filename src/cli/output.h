@@ -32,7 +32,7 @@ std::string to_yaml(const Json& doc);
 // Prints the document on stdout as `format` ("json" or "yaml").
 void print_document(const Json& doc, const std::string& format);
 
-// --allow-large: lifts the input limits (core/limits.h) for this process.
+// --allow-large: lifts the input limits (io/limits.h) for this process.
 void add_allow_large_flag(CLI::App* app);
 
 }  // namespace orrery::cli

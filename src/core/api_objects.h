@@ -1,6 +1,6 @@
 // The API objects besides Nodes, Pods, Namespaces and PriorityClasses that kube-default reads from
 // a dump: PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes (the volume
-// plugins) and PodDisruptionBudgets (preemption). Loaded by core/k8s_objects, held immutable by
+// plugins) and PodDisruptionBudgets (preemption). Loaded by io/k8s_objects, held immutable by
 // ClusterState (ClusterState::api_objects) and read by the plugins, as kube-scheduler reads them
 // from its informers. Fields are the ones the scheduler reads, with the API server's defaults.
 #pragma once

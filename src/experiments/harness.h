@@ -2,7 +2,7 @@
 // `orrery compare --seeds` is specs × seeds → one sweep of independent runs → tables → report.
 // The harness owns the sweep step and lets it be split across processes or machines:
 //
-//   whole    every run, on `threads` threads (core/sweep.h: results in run order);
+//   whole    every run, on `threads` threads (util/sweep.h: results in run order);
 //   shard    `--shard I/N`: only the runs whose index mod N is I; their raw results go to
 //            DIR/shard.json (with the command, so shards of different options never merge), and
 //            the command writes nothing else — no tables, no report;

@@ -1,6 +1,6 @@
 // Readers for the API objects of core/api_objects.h (PersistentVolumeClaim, PersistentVolume,
 // StorageClass, CSINode, PodDisruptionBudget) and for a pod's spec.volumes, used by the object
-// loader (core/k8s_objects). Errors name the file, line and field, as the rest of the loader.
+// loader (io/k8s_objects). Errors name the file, line and field, as the rest of the loader.
 #pragma once
 
 #include <vector>

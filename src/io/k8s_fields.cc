@@ -28,7 +28,7 @@ void read_labels(const Ctx& c, LabelSet* out) {
   }
 }
 
-// Which resource names a resource list may hold (core/k8s_names.h).
+// Which resource names a resource list may hold (io/k8s_names.h).
 enum class ResourceNames : uint8_t {
   kContainer,  // requests, limits, overhead: validateContainerResourceName (an error upstream)
   kNode,       // node capacity/allocatable: not checked by the API server, so a warning

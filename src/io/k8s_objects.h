@@ -75,7 +75,7 @@ struct K8sObjects {
   // or "" (see k8s_warnings).
   std::string labelled_namespace_selector;
   // "FILE:LINE: path: ..." of the first node resource whose name no pod could request
-  // (core/k8s_names.h), or "" (see k8s_warnings).
+  // (io/k8s_names.h), or "" (see k8s_warnings).
   std::string doubtful_resource_name;
   // Fields and objects not modelled, in the order first seen (collected while reading).
   std::vector<Unmodelled> unmodelled;
@@ -126,7 +126,7 @@ PodSpec parse_pod_spec(const YAML::Node& metadata, const YAML::Node& spec,
 // addedAffinity, PodTopologySpread's defaultConstraints). Errors name c's file, line and path.
 NodeAffinity parse_node_affinity(const yaml::Ctx& c);
 TopologySpreadConstraint parse_topology_spread_constraint(const yaml::Ctx& c);
-// Parsers shared with the readers of other kinds (core/k8s_api_objects): a label map; a label
+// Parsers shared with the readers of other kinds (io/k8s_api_objects): a label map; a label
 // selector validated as the API server does (operators In/NotIn/Exists/DoesNotExist, key and
 // value syntax); one node selector term (upstream's parse errors kept, as for node affinity).
 LabelSet parse_labels(const yaml::Ctx& c);

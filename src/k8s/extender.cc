@@ -116,7 +116,7 @@ struct Extender::SentNode {
   std::shared_ptr<const std::string> text;
 };
 
-// ExtenderArgs as found in the body by the scanner (core/json_items.h, which checks the whole
+// ExtenderArgs as found in the body by the scanner (io/json_items.h, which checks the whole
 // body's grammar): only the Pod, the NodeNames and the node objects that changed are parsed.
 struct Extender::Args {
   json pod;

@@ -10,7 +10,7 @@
 
 namespace orrery::report {
 
-using orrery::percentile_sorted;  // core/stats.h: numpy's default (linear) percentiles
+using orrery::percentile_sorted;  // util/stats.h: numpy's default (linear) percentiles
 
 // One step of an empirical CDF: the fraction f of values that are <= x.
 struct CdfPoint {

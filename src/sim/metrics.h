@@ -13,10 +13,10 @@
 
 namespace orrery::sim {
 
-using orrery::Json;  // core/json.h
+using orrery::Json;  // io/json.h
 using orrery::number_or_null;
 
-// core/stats.h: numpy's default (linear) percentiles, summaries and number formatting.
+// util/stats.h: numpy's default (linear) percentiles, summaries and number formatting.
 using orrery::append_double;
 using orrery::append_seconds;
 using orrery::fmt_double;

@@ -111,7 +111,7 @@ ExecTemplate parse_exec(const Ctx& c) {
 
 // The pod part of a workload: either `template:` (a Kubernetes PodTemplateSpec) or the shorthand
 // fields, which are translated into one and parsed by the object loader.
-// The shorthand `requests:` / `limits:` name container resources (core/k8s_names.h).
+// The shorthand `requests:` / `limits:` name container resources (io/k8s_names.h).
 void check_container_resource_names(const Ctx& list) {
   if (!list.defined()) return;
   list.expect_map();

@@ -136,7 +136,7 @@ struct Scenario {
   Time natural_duration() const;
 };
 
-// Checks the scenario against the input limits (core/limits.h, docs/scenarios.md "Limits") for a
+// Checks the scenario against the input limits (io/limits.h, docs/scenarios.md "Limits") for a
 // run of `duration` (0: the scenario's own end): nodes, pods the run would create (deployments at
 // their largest, jobs, arrivals over the run, trace tasks, snapshot pods) and time-series samples.
 // Throws InputError naming the largest contributor. parse_scenario calls it with the scenario's

@@ -1,6 +1,6 @@
 // Small-sample inference for comparing policies over seeds (`orrery compare --seeds`): exact
 // Student-t quantiles and confidence intervals of a mean at any level, paired differences, and
-// the exact two-sided sign test (core/paired_stats.h, whose 95 % intervals use the same
+// the exact two-sided sign test (util/paired_stats.h, whose 95 % intervals use the same
 // quantiles). Values that are NaN (a statistic of an empty set in some run) are left out; a pair
 // is used only when both values exist.
 #pragma once
@@ -27,7 +27,7 @@ struct MeanCI {
 };
 MeanCI mean_ci(const std::vector<double>& values, double level = 0.95);
 
-// The exact two-sided sign test is core/paired_stats.h's sign_test_p(plus, minus):
+// The exact two-sided sign test is util/paired_stats.h's sign_test_p(plus, minus):
 // p = min(1, 2 · P(X <= min(plus, minus))) for X ~ Binomial(plus + minus, 1/2).
 
 // Paired comparison of b against a (same seeds, same order): the differences b_i − a_i with

@@ -8,7 +8,7 @@
 namespace orrery {
 
 // The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %), i.e.
-// student_t_quantile(0.975, df) of core/inference.h. NaN for df = 0.
+// student_t_quantile(0.975, df) of util/inference.h. NaN for df = 0.
 double t_quantile_975(size_t df);
 
 // Mean and half-width of its 95 % confidence interval (Student t, sample standard deviation).

@@ -18,7 +18,7 @@ inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 double percentile_sorted(const std::vector<double>& sorted, double p);
 
 // Count, mean and percentiles of a sample. The statistics of an empty sample are NaN (written as
-// null in JSON, number_or_null in core/json.h, and "—" in tables): an empty set has no median.
+// null in JSON, number_or_null in io/json.h, and "—" in tables): an empty set has no median.
 struct Stats {
   size_t count = 0;
   double mean = kNoValue, p50 = kNoValue, p90 = kNoValue, p99 = kNoValue, max = kNoValue;

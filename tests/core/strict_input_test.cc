@@ -1,4 +1,4 @@
-// Kubernetes name rules (core/k8s_names.h), duplicate YAML keys (yaml::check_unique_keys) and the
+// Kubernetes name rules (io/k8s_names.h), duplicate YAML keys (yaml::check_unique_keys) and the
 // resource-name checks of the object loader.
 #include <gtest/gtest.h>
 

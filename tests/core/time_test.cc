@@ -1,5 +1,5 @@
 // Conversions of doubles to microseconds saturate instead of overflowing (core/time.h); a
-// distribution's time draws go through them (core/distribution.h).
+// distribution's time draws go through them (util/distribution.h).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -40,7 +40,7 @@ struct ReproOptions {
   std::string out_dir;
   bool quick = false;
   std::vector<uint64_t> seeds = {1, 2, 3};
-  unsigned threads = 1;  // runs in parallel (core/sweep.h); 0: the hardware's concurrency
+  unsigned threads = 1;  // runs in parallel (util/sweep.h); 0: the hardware's concurrency
   bool wall_clock = true;
   bool reference = true;                             // also run the "_ref" profiles
   ReferenceQuirks quirks = reference_quirks();       // the "_ref" profiles' quirks

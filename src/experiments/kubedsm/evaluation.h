@@ -137,7 +137,7 @@ std::string scenario_yaml(const RunSpec& spec);
 fw::PolicyRegistry evaluation_policies();
 // Runs one simulation (deterministic for a given spec) with the policies of `registry`.
 RunResult run_once(const RunSpec& spec, const fw::PolicyRegistry& registry = evaluation_policies());
-// Runs many specs, `threads` at a time (core/sweep.h: results in input order; after a run throws,
+// Runs many specs, `threads` at a time (util/sweep.h: results in input order; after a run throws,
 // no further run starts and the lowest-index run's error is rethrown). progress(done, total)
 // after each run, one call at a time.
 std::vector<RunResult> run_all(
