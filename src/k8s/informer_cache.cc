@@ -297,8 +297,12 @@ std::optional<ObservedPod> InformerCache::observed(const std::string& ns,
                                                    const std::string& name) const {
   if (auto id = state_.find_pod(ns, name))
     return ObservedPod{pod_uid_[*id], state_.pod(*id).terminating};
-  if (auto o = orphans_.find(ns + "/" + name); o != orphans_.end())
-    return ObservedPod{object_uid(o->second), o->second["metadata"].contains("deletionTimestamp")};
+  if (auto o = orphans_.find(ns + "/" + name); o != orphans_.end()) {
+    const JsonValue& obj = o->second;  // const: operator[] must not meet a missing key
+    const bool terminating =
+        obj.contains("metadata") && obj["metadata"].contains("deletionTimestamp");
+    return ObservedPod{object_uid(obj), terminating};
+  }
   return std::nullopt;
 }
 
