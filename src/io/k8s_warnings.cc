@@ -1,4 +1,5 @@
 // k8s_warnings: what the (merged) objects hold that orrery does not model or cannot resolve.
+#include <set>
 #include <string>
 #include <vector>
 
