@@ -18,7 +18,7 @@
 #include "framework/cycle_observer.h"
 #include "framework/policy.h"
 #include "framework/scheduler.h"
-#include "util/distribution.h"
+#include "io/distribution_reader.h"
 
 namespace orrery::fw {
 

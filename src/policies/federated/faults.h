@@ -39,10 +39,10 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "io/distribution_reader.h"
 #include "io/json.h"
 #include "policies/federated/cluster_config.h"
 #include "sim/event_loop.h"
-#include "util/distribution.h"
 
 namespace orrery::federated {
 
