@@ -16,6 +16,7 @@
 #include "framework/config.h"
 #include "io/k8s_objects.h"
 #include "k8s/extender.h"
+#include "plugins/register.h"
 
 namespace {
 
@@ -24,18 +25,29 @@ using namespace orrery;
 
 json node_json(int i) {
   const std::string name = "node-" + std::to_string(i);
-  return {{"apiVersion", "v1"}, {"kind", "Node"},
-          {"metadata", {{"name", name}, {"resourceVersion", "1"},
-                        {"labels", {{"kubernetes.io/hostname", name}, {"topology.kubernetes.io/zone", "z" + std::to_string(i % 3)}}}}},
-          {"status", {{"allocatable", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}},
-                      {"capacity", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}}}}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata",
+           {{"name", name},
+            {"resourceVersion", "1"},
+            {"labels",
+             {{"kubernetes.io/hostname", name},
+              {"topology.kubernetes.io/zone", "z" + std::to_string(i % 3)}}}}},
+          {"status",
+           {{"allocatable", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}},
+            {"capacity", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}}}}};
 }
 
 json pod_json(const std::string& name, const std::string& node, int cpu_m) {
-  json p = {{"apiVersion", "v1"}, {"kind", "Pod"},
+  json p = {{"apiVersion", "v1"},
+            {"kind", "Pod"},
             {"metadata", {{"name", name}, {"namespace", "default"}}},
-            {"spec", {{"containers", {{{"name", "c"}, {"image", "app"},
-                                       {"resources", {{"requests", {{"cpu", std::to_string(cpu_m) + "m"}, {"memory", "1Gi"}}}}}}}}}},
+            {"spec",
+             {{"containers",
+               {{{"name", "c"},
+                 {"image", "app"},
+                 {"resources",
+                  {{"requests", {{"cpu", std::to_string(cpu_m) + "m"}, {"memory", "1Gi"}}}}}}}}}},
             {"status", {{"phase", node.empty() ? "Pending" : "Running"}}}};
   if (!node.empty()) p["spec"]["nodeName"] = node;
   return p;
@@ -46,13 +58,15 @@ struct Fixture {
     json items = json::array();
     for (int i = 0; i < 500; ++i) items.push_back(node_json(i));
     for (int i = 0; i < 2000; ++i)
-      items.push_back(pod_json("run-" + std::to_string(i), "node-" + std::to_string(i % 500), 100 + (i % 7) * 300));
+      items.push_back(pod_json("run-" + std::to_string(i), "node-" + std::to_string(i % 500),
+                               100 + (i % 7) * 300));
     backend = std::make_unique<fw::SnapshotBackend>(
         build_cluster(parse_k8s_objects(json{{"kind", "List"}, {"items", items}}.dump(), "bench")));
+    plugins::register_default_plugins(plugins);
     fw::SchedulerConfig cfg = fw::default_scheduler_config();
     cfg.profiles[0].scheduler_name = "orrery";
     ext = std::make_unique<k8s::Extender>(
-        cfg, "", backend.get(),
+        cfg, plugins, "", backend.get(),
         [this](const std::function<void()>& fn) {
           std::lock_guard<std::mutex> l(mu);
           fn();
@@ -60,7 +74,8 @@ struct Fixture {
         nullptr);
     std::atomic<int> p{0};
     thread = std::thread([&] {
-      k8s::serve_extender(*ext, {"127.0.0.1:0", "", 4}, [&](int port) { p = port; }, &stop);
+      k8s::serve_extender(
+          *ext, {"127.0.0.1:0", "", 4}, [&](int port) { p = port; }, &stop);
     });
     while (p == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     port = p;
@@ -78,6 +93,7 @@ struct Fixture {
     thread.join();
   }
   std::mutex mu;
+  fw::PluginRegistry plugins;  // before the extender, which keeps a reference
   std::unique_ptr<fw::SnapshotBackend> backend;
   std::unique_ptr<k8s::Extender> ext;
   std::atomic<bool> stop{false};
@@ -128,12 +144,20 @@ void in_process(benchmark::State& state, bool names) {
   state.SetItemsProcessed(state.iterations());
 }
 
-void BM_ExtenderFilterPrioritize500NodeNames(benchmark::State& s) { run(s, true); }
-void BM_ExtenderFilterPrioritize500Nodes(benchmark::State& s) { run(s, false); }
+void BM_ExtenderFilterPrioritize500NodeNames(benchmark::State& s) {
+  run(s, true);
+}
+void BM_ExtenderFilterPrioritize500Nodes(benchmark::State& s) {
+  run(s, false);
+}
 BENCHMARK(BM_ExtenderFilterPrioritize500NodeNames)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_ExtenderFilterPrioritize500Nodes)->Unit(benchmark::kMicrosecond)->UseRealTime();
-void BM_ExtenderInProcess500NodeNames(benchmark::State& s) { in_process(s, true); }
-void BM_ExtenderInProcess500Nodes(benchmark::State& s) { in_process(s, false); }
+void BM_ExtenderInProcess500NodeNames(benchmark::State& s) {
+  in_process(s, true);
+}
+void BM_ExtenderInProcess500Nodes(benchmark::State& s) {
+  in_process(s, false);
+}
 BENCHMARK(BM_ExtenderInProcess500NodeNames)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ExtenderInProcess500Nodes)->Unit(benchmark::kMicrosecond);
 

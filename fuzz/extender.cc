@@ -10,6 +10,7 @@
 #include "cluster_check.h"
 #include "io/k8s_objects.h"
 #include "k8s/extender.h"
+#include "plugins/register.h"
 
 using namespace orrery;
 
@@ -50,8 +51,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string kFingerprint = fuzz::fingerprint(kInitial);
   fw::SnapshotBackend view{ClusterState(kInitial)};
   const fw::SchedulerConfig config = fw::default_scheduler_config();
+  static const fw::PluginRegistry kPlugins = [] {
+    fw::PluginRegistry r;
+    plugins::register_default_plugins(r);
+    return r;
+  }();
   k8s::Extender ext(
-      config, "", &view, [](const std::function<void()>& fn) { fn(); }, nullptr);
+      config, kPlugins, "", &view, [](const std::function<void()>& fn) { fn(); }, nullptr);
   const std::string body(fuzz::as_text(data + 1, size - 1));
   k8s::ExtenderReply r;
   switch (data[0] % 4) {

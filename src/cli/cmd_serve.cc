@@ -36,6 +36,7 @@
 #include "k8s/profiles.h"
 #include "k8s/serve.h"
 #include "obs/log.h"
+#include "plugins/register.h"
 #include "policies/catalog.h"
 
 namespace orrery::cli {
@@ -52,7 +53,7 @@ struct ServeFlags {
   int backoff_initial_ms = 800, backoff_max_ms = 30000, watch_timeout_s = 300;
   std::string listen, url_prefix, profile, cluster;
   uint64_t seed = 0;
-  std::string policy, policy_args;
+  std::string policy = "kube-default", policy_args;
   std::string tls_cert, tls_key, client_ca;
   bool insecure = false;
   size_t max_request_bytes = k8s::ExtenderServeOptions::default_extender_limits().max_body_bytes;
@@ -151,7 +152,8 @@ int run_extender(const ServeFlags& f) {
   }
   int code = 0;
   {
-    k8s::Extender ext(config, f.profile, view, exec, client.get());
+    const fw::PluginRegistry plugins = policies::plugin_catalog();
+    k8s::Extender ext(config, plugins, f.profile, view, exec, client.get());
     code = k8s::serve_extender(ext, extender_options(f), nullptr, nullptr);
   }
   if (loop) {
@@ -163,11 +165,10 @@ int run_extender(const ServeFlags& f) {
   return code;
 }
 
-// --policy NAME: a policy of the catalog on the live cluster. KubeDSM takes the pods of
-// --scheduler-name; a framework policy (kube-optpack, carico, ...) takes the profiles of --config,
-// which must then be given (its built-in profile is named default-scheduler, and serve must never
-// take the default scheduler's pods). --policy-args FILE: the policy's args as a YAML map, as under
-// `scheduler: {policy: NAME, args: ...}` in a scenario (e.g. CARICO's
+// --policy NAME (kube-default unless given): a policy of the catalog on the live cluster. It takes
+// the pods of --config's profiles or, without --config, of --scheduler-name (its built-in profiles
+// are renamed: serve never takes the default scheduler's pods). --policy-args FILE: the policy's
+// args as a YAML map, as under `scheduler: {policy: NAME, args: ...}` in a scenario (e.g. CARICO's
 // `carico: {aggregator: HOST:PORT, ca_file: ...}`).
 yaml::Ctx policy_args(const ServeFlags& f) {
   YAML::Node args(YAML::NodeType::Map);
@@ -179,7 +180,6 @@ yaml::Ctx policy_args(const ServeFlags& f) {
     c.expect_map();
     yaml::check_unique_keys(c);
   }
-  if (f.policy == "kubedsm" && !args["schedulerName"]) args["schedulerName"] = f.scheduler_name;
   if (args.size() == 0) return {};
   return yaml::Ctx{source, args, "args", 1, 0};
 }
@@ -189,13 +189,12 @@ void set_policy(const ServeFlags& f, k8s::ServeOptions& o) {
   if (!registry.has(f.policy)) throw InputError("--policy: " + registry.unknown(f.policy));
   o.policy = f.policy;
   o.policy_args = policy_args(f);
-  if (f.policy != "kubedsm" && f.config.empty()) {
-    throw InputError("--policy " + f.policy +
-                     " needs --config: a KubeSchedulerConfiguration whose profiles name the pods' "
-                     "schedulerName (e.g. orrery)");
-  }
-  if (f.policy != "kubedsm") {
-    for (const auto& p : k8s::load_serve_config(f.config, f.scheduler_name).profiles)
+  if (f.scheduler_name == "default-scheduler")
+    throw InputError(
+        "--scheduler-name default-scheduler: orrery serve does not take the default scheduler's "
+        "pods; name it after your pods' schedulerName");
+  if (!f.config.empty()) {
+    for (const auto& p : fw::load_scheduler_config(f.config).profiles)
       if (p.scheduler_name == "default-scheduler")
         throw InputError(
             f.config +
@@ -203,6 +202,14 @@ void set_policy(const ServeFlags& f, k8s::ServeOptions& o) {
             "default scheduler's pods; name the profile after your pods' schedulerName");
   }
   o.policy_factory = [registry](fw::PolicyContext& ctx) { return registry.create(ctx.name, ctx); };
+  // kube-scheduler's profiles with the catalog's plugins: a bad configuration fails now, before
+  // any connection, not when this replica first leads (other policies add plugins of their own
+  // and check their configuration when they start). Its warnings are logged when it starts.
+  if (!f.config.empty() && (f.policy == "kube-default" || f.policy == "kube-binpack")) {
+    std::vector<std::string> later;
+    plugins::build_profiles(fw::load_scheduler_config(f.config), policies::plugin_catalog(),
+                            &later);
+  }
 }
 
 int run_serve_command(const ServeFlags& f) {
@@ -231,7 +238,7 @@ int run_serve_command(const ServeFlags& f) {
   o.backoff.max_ms = f.backoff_max_ms;
   o.backoff.watch_timeout_s = f.watch_timeout_s;
   o.seed = f.seed;
-  if (!f.policy.empty()) set_policy(f, o);
+  set_policy(f, o);
   return k8s::run_serve(o);
 }
 
@@ -320,8 +327,9 @@ void register_serve(CLI::App& root, CommandTable& table) {
   s->add_option("--watch-timeout", f->watch_timeout_s, "Minimum watch timeoutSeconds (300)");
   s->add_option("--log-level", f->log_level, "debug, info, warn or error");
   s->add_option("--policy", f->policy,
-                "Run a catalog policy instead of the per-pod scheduler (kubedsm, kube-optpack: "
-                "plans executed as API calls)");
+                "The catalog policy to run (kube-default: the per-pod scheduler with --config's "
+                "profiles; kubedsm, kube-optpack: plans executed as API calls; carico, kubcg, "
+                "...)");
   s->add_option("--policy-args", f->policy_args,
                 "With --policy: a YAML file of the policy's args (CARICO: carico: {aggregator: "
                 "HOST:PORT, ca_file: F, ...})");

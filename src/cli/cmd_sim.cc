@@ -349,7 +349,7 @@ int compare_trace(const std::string& trace, const std::vector<std::string>& conf
   setup.seed = f.seed;
   if (!f.duration.empty()) setup.duration_us = parse_duration_text(f.duration, "--duration");
   setup.wall_clock = !f.no_wall_clock;
-  const federated::TraceRunner runner(setup, profiles);
+  const federated::TraceRunner runner(setup, profiles, policies::catalog());
   std::string title = "orrery compare: " + trace + " on ";
   for (size_t i = 0; i < configs.size(); ++i) title += (i ? ", " : "") + configs[i];
   return run_comparison(

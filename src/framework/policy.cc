@@ -8,6 +8,15 @@
 
 namespace orrery::fw {
 
+SchedulerConfig policy_config(const PolicyContext& ctx,
+                              const std::function<SchedulerConfig()>& builtin) {
+  if (!ctx.scheduler_config.empty()) return load_scheduler_config(ctx.scheduler_config);
+  SchedulerConfig c = builtin();
+  if (!ctx.scheduler_name.empty())
+    for (ProfileConfig& p : c.profiles) p.scheduler_name = ctx.scheduler_name;
+  return c;
+}
+
 void PolicyStats::decision(bool scheduled, int64_t wall_ns, int pods) {
   ++decisions_;
   if (scheduled) {

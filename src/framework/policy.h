@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/config.h"
 #include "framework/runtime.h"
 #include "io/json.h"
 #include "io/yaml_util.h"
@@ -62,7 +63,15 @@ struct PolicyContext {
   yaml::Ctx args;                // the scenario's settings for it (undefined when none)
   std::string scheduler_config;  // KubeSchedulerConfiguration file from the scenario, if any
   PolicyStats& stats;
+  // The pods' spec.schedulerName this world asks the policy to take when no configuration file
+  // names them (`orrery serve --scheduler-name`); empty: the policy's own (default-scheduler).
+  std::string scheduler_name = {};
 };
+
+// The KubeSchedulerConfiguration a framework policy runs: the context's file, else `builtin()`
+// with every profile renamed to ctx.scheduler_name when that is set.
+SchedulerConfig policy_config(const PolicyContext& ctx,
+                              const std::function<SchedulerConfig()>& builtin);
 
 class Component {
  public:

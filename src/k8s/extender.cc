@@ -12,11 +12,11 @@
 #include "core/error.h"
 #include "io/json_items.h"
 #include "k8s/objects.h"
-#include "k8s/profiles.h"
 #include "k8s/serve.h"
 #include "net/http_server.h"
 #include "net/transport_security.h"
 #include "obs/log.h"
+#include "plugins/register.h"
 
 namespace orrery::k8s {
 
@@ -191,10 +191,14 @@ Extender::Args Extender::parse_args(std::string_view body) {
   return a;
 }
 
-Extender::Extender(const fw::SchedulerConfig& config, const std::string& profile,
-                   fw::ClusterBackend* cluster,
+Extender::Extender(const fw::SchedulerConfig& config, const fw::PluginRegistry& plugins,
+                   const std::string& profile, fw::ClusterBackend* cluster,
                    std::function<void(const std::function<void()>&)> exec, ApiClient* binder)
-    : config_(config), cluster_(cluster), exec_(std::move(exec)), binder_(binder) {
+    : config_(config),
+      plugins_(plugins),
+      cluster_(cluster),
+      exec_(std::move(exec)),
+      binder_(binder) {
   if (config_.profiles.empty()) throw InputError("the configuration has no profiles");
   scheduler_name_ = config_.profiles.front().scheduler_name;
   if (!profile.empty()) {
@@ -213,7 +217,12 @@ Extender::~Extender() {
 
 fw::Scheduler& Extender::scheduler_for(fw::ClusterBackend& b) {
   auto& slot = &b == cluster_ ? cluster_scheduler_ : sent_scheduler_;
-  if (!slot) slot = std::make_unique<fw::Scheduler>(b, build_serve_profiles(config_));
+  if (!slot) {
+    std::vector<std::string> warnings;
+    auto profiles = plugins::build_profiles(config_, plugins_, &warnings);
+    for (const auto& w : warnings) obs::warn(w);
+    slot = std::make_unique<fw::Scheduler>(b, std::move(profiles));
+  }
   return *slot;
 }
 
@@ -493,7 +502,8 @@ ExtenderReply Extender::preempt(const std::string& body) {
     if (cluster_) {
       lift(true);
       try {
-        ev = evaluate(parse_args(json{{"Pod", pod_json}, {"NodeNames", names}}.dump(-1, ' ', false, json::error_handler_t::replace)));
+        ev = evaluate(parse_args(json{{"Pod", pod_json}, {"NodeNames", names}}.dump(
+            -1, ' ', false, json::error_handler_t::replace)));
       } catch (...) {
         lift(false);
         throw;

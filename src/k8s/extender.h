@@ -35,6 +35,7 @@
 
 #include "framework/backend.h"
 #include "framework/config.h"
+#include "framework/registry.h"
 #include "framework/scheduler.h"
 #include "k8s/client.h"
 #include "net/server_options.h"
@@ -51,9 +52,10 @@ class Extender {
   // `cluster`: the view for NodeNames requests (null: NodeNames are refused); `exec` runs a
   // function with exclusive access to it (on its loop thread for an informer view). `binder`:
   // the API client for the bind verb (null: bind answers an Error).
-  Extender(const fw::SchedulerConfig& config, const std::string& profile,
-           fw::ClusterBackend* cluster, std::function<void(const std::function<void()>&)> exec,
-           ApiClient* binder);
+  // `plugins`: the plugins the configuration may name (outlives the extender).
+  Extender(const fw::SchedulerConfig& config, const fw::PluginRegistry& plugins,
+           const std::string& profile, fw::ClusterBackend* cluster,
+           std::function<void(const std::function<void()>&)> exec, ApiClient* binder);
   ~Extender();
 
   ExtenderReply filter(const std::string& body);
@@ -80,6 +82,7 @@ class Extender {
   fw::Scheduler& scheduler_for(fw::ClusterBackend& b);
 
   fw::SchedulerConfig config_;
+  const fw::PluginRegistry& plugins_;
   std::string scheduler_name_;
   fw::ClusterBackend* cluster_;
   std::function<void(const std::function<void()>&)> exec_;

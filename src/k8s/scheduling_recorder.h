@@ -1,5 +1,5 @@
-// What `orrery serve` reports about scheduling, in both of its modes (the per-pod ServeDriver and
-// a catalog policy with --policy): the metric families of /metrics (ServeMetrics) and the
+// What `orrery serve` reports about scheduling, whatever policy it runs (kube-default's per-pod
+// cycles or a planner's plans): the metric families of /metrics (ServeMetrics) and the
 // SchedulingRecorder that feeds them and writes the pods' Events:
 //
 //   on_cycle        a scheduling cycle's outcome → orrery_schedule_attempts_total{result,profile},
@@ -16,8 +16,8 @@
 //                   orrery_pod_scheduling_duration_seconds (from its first queueing);
 //                   every event → orrery_cluster_events_total{kind}
 //
-// The ServeDriver calls it directly; in policy mode it is the runtime's fw::CycleObserver, so the
-// framework's drivers call it (framework/cycle_observer.h). Loop thread only.
+// It is the runtime's fw::CycleObserver, so the framework's drivers call it
+// (framework/cycle_observer.h). Loop thread only.
 #pragma once
 
 #include <cstdint>

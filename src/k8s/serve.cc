@@ -9,75 +9,10 @@
 #include <thread>
 
 #include "core/error.h"
-#include "framework/config.h"
-#include "k8s/profiles.h"
 #include "net/http_server.h"
 #include "obs/log.h"
 
 namespace orrery::k8s {
-
-ServeDriver::ServeDriver(ApiBackend& backend, fw::RealTimeLoop& loop,
-                         std::vector<std::unique_ptr<fw::Profile>> profiles,
-                         fw::SchedulerOptions options, ServeMetrics* metrics,
-                         std::function<bool()> may_act)
-    : backend_(backend), loop_(loop), recorder_(backend, metrics), may_act_(std::move(may_act)) {
-  options.failure_messages = true;  // FailedScheduling events carry them
-  scheduler_ =
-      std::make_unique<fw::Scheduler>(backend_, std::move(profiles), options, &reservations_);
-  backend_.add_listener(this);  // after the scheduler: its queue is current when we look
-}
-
-ServeDriver::~ServeDriver() {
-  backend_.remove_listener(this);
-  loop_.cancel(timer_);
-}
-
-void ServeDriver::start() {
-  scheduler_->enqueue_pending();
-  recorder_.start();
-  wake();
-}
-
-void ServeDriver::wake() {
-  const int64_t t = loop_.now_us();
-  if (t >= timer_at_) return;
-  loop_.cancel(timer_);
-  timer_at_ = t;
-  timer_ = loop_.at(t, this, 0);
-}
-
-void ServeDriver::on_timer(uint64_t) {
-  timer_ = fw::kNoTimer;
-  timer_at_ = INT64_MAX;
-  run();
-}
-
-// The recorder (a listener of its own) records the event; any event may make a pod schedulable.
-void ServeDriver::on_event(const fw::ClusterEvent&) {
-  wake();
-}
-
-void ServeDriver::run() {
-  if (!may_act_ || may_act_()) {
-    const ClusterState& st = backend_.state();
-    while (auto o = scheduler_->schedule_next()) {
-      if (!o->counted) continue;
-      const bool alive = st.pod_alive(o->pod) && st.pod_serial(o->pod) == o->serial;
-      recorder_.on_cycle({*o, alive ? scheduler_->profile_for(st.pod(o->pod)) : nullptr});
-      if (!alive || o->scheduled || !may_act_ || may_act_()) continue;
-      break;
-    }
-  }
-  recorder_.on_queue(fw::queue_counts(*scheduler_));
-  if (auto t = scheduler_->next_wakeup_us()) {
-    const int64_t at = std::max(*t, loop_.now_us() + 1000);
-    if (at < timer_at_) {
-      loop_.cancel(timer_);
-      timer_at_ = at;
-      timer_ = loop_.at(at, this, 0);
-    }
-  }
-}
 
 std::pair<std::string, int> parse_listen(const std::string& text, const std::string& flag) {
   const size_t colon = text.rfind(':');
@@ -197,9 +132,8 @@ class ActionObservingBackend : public fw::ClusterBackend {
   SchedulingRecorder& recorder_;
 };
 
-// A catalog policy on the live runtime (ServeOptions::policy). Its scheduling is observed as the
-// ServeDriver's is: the recorder is the runtime's fw::CycleObserver (the framework's drivers call
-// it) and sees every bind the policy sends.
+// The policy on the live runtime (ServeOptions::policy). The recorder is the runtime's
+// fw::CycleObserver (the framework's drivers call it) and sees every bind the policy sends.
 class PolicyHost {
  public:
   PolicyHost(const ServeOptions& opt, ApiBackend& backend, fw::RealTimeLoop& loop,
@@ -213,8 +147,9 @@ class PolicyHost {
   bool started() const { return component_ != nullptr; }
   void start() {
     if (component_) return;
-    ctx_ = std::make_unique<fw::PolicyContext>(fw::PolicyContext{
-        runtime_, opt_.seed, opt_.policy, opt_.policy_args, opt_.config_path, stats_});
+    ctx_ = std::make_unique<fw::PolicyContext>(fw::PolicyContext{runtime_, opt_.seed, opt_.policy,
+                                                                 opt_.policy_args, opt_.config_path,
+                                                                 stats_, opt_.scheduler_name});
     component_ = opt_.policy_factory(*ctx_);
     for (const std::string& w : stats_.warnings()) obs::warn(w, {{"policy", opt_.policy}});
     obs::info("starting policy", {{"policy", opt_.policy}});
@@ -247,18 +182,27 @@ class PolicyHost {
   std::_Exit(1);
 }
 
+ApiBackendOptions backend_options(const ServeOptions& opt) {
+  ApiBackendOptions b;
+  b.backoff = opt.backoff;
+  b.instance = opt.election.identity;
+  b.journal_namespace = opt.journal_namespace;
+  b.journal_name = opt.journal_name;
+  return b;
+}
+
+// Graceful shutdown: the calls already sent (binds, evictions) finish or fail, for at most
+// `grace_ms`.
+void drain(ApiBackend& backend, fw::RealTimeLoop& loop, int grace_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline)
+    loop.run_for(20 * 1000);
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
-  fw::SchedulerConfig config = load_serve_config(opt.config_path, opt.scheduler_name);
-  // A policy builds its own profiles (with its own plugins, e.g. PriorityOptimalPacking).
-  std::vector<std::unique_ptr<fw::Profile>> profiles;
-  if (opt.policy.empty()) profiles = build_serve_profiles(config);
-  fw::SchedulerOptions sched_options;
-  sched_options.seed = opt.seed;
-  sched_options.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score;
-  sched_options.queue = fw::queue_options(config);
-
+  if (!opt.policy_factory) throw InputError("orrery serve: no policy to run");
   fw::RealTimeLoop loop;
   std::atomic<bool> shutting_down{false};
   SignalWatcher signals(loop, [&] { shutting_down = true; });
@@ -281,33 +225,20 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
     metrics.leader.with().set(1);
   }
 
-  ApiBackendOptions bopt;
-  bopt.backoff = opt.backoff;
-  bopt.instance = opt.election.identity;
-  bopt.journal_namespace = opt.journal_namespace;
-  bopt.journal_name = opt.journal_name;
   LeaderElector* el = elector.get();
   // No acting request leaves unless the lease is ours at the moment it is written (client.h).
   if (el) client.set_action_gate([el] { return el->may_act(); });
-  ApiBackend backend(client, loop, bopt);
+  ApiBackend backend(client, loop, backend_options(opt));
   backend.on_action([&](const ActionOutcome& a) {
     metrics.plan_steps.with({a.action, a.outcome}).inc();
   });
   backend.on_watch_restart([&](const std::string& kind, const std::string& reason) {
     metrics.watch_restarts.with({kind, reason}).inc();
   });
-  std::unique_ptr<ServeDriver> driver;
   auto may_act = [&] { return !shutting_down && (!el || el->may_act()); };
-  std::unique_ptr<PolicyHost> policy;
-  if (!opt.policy.empty()) policy = std::make_unique<PolicyHost>(opt, backend, loop, &metrics);
+  PolicyHost policy(opt, backend, loop, &metrics);
   backend.on_synced([&] {
-    if (policy) {
-      if (may_act()) backend.replay_journal();  // the policy starts once it is replayed
-      return;
-    }
-    driver = std::make_unique<ServeDriver>(backend, loop, std::move(profiles), sched_options,
-                                           &metrics, may_act);
-    driver->start();
+    if (may_act()) backend.replay_journal();  // the policy starts once it is replayed
   });
   HealthServer health(opt.metrics_listen, registry, [&] { return backend.synced(); });
   obs::info("starting", {{"server", opt.cluster.server},
@@ -322,9 +253,8 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   std::function<void()> tick = [&] {
     if (stop && stop->load()) shutting_down = true;
     const bool acting = may_act();
-    if (acting && !was_acting && driver) driver->wake();
     if (acting && backend.synced()) backend.replay_journal();  // once
-    if (acting && policy && !policy->started() && backend.journal_replayed()) policy->start();
+    if (acting && !policy.started() && backend.journal_replayed()) policy.start();
     // Past the renew deadline without a renewal: lost, even before the elector's next attempt
     // (which may be stuck in a request) says so.
     if (!acting && was_acting && el && !shutting_down) exit_on_lost_lease(opt.election);
@@ -338,20 +268,13 @@ int run_serve(const ServeOptions& opt, const std::atomic<bool>* stop) {
   loop.after(0, tick);
   loop.run();
 
-  // Graceful shutdown: no new cycles (may_act is false); binds already sent finish or fail.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(opt.shutdown_grace_ms);
-  while (backend.in_flight() > 0 && std::chrono::steady_clock::now() < deadline)
-    loop.run_for(20 * 1000);
+  drain(backend, loop, opt.shutdown_grace_ms);
   obs::info("stopping", {{"in_flight", std::to_string(backend.in_flight())},
-                         {"scheduled", std::to_string(driver   ? driver->scheduled()
-                                                      : policy ? policy->scheduled()
-                                                               : 0)}});
+                         {"scheduled", std::to_string(policy.scheduled())}});
   if (elector) elector->stop(true);
   client.interrupt();
   backend.stop(true);
-  driver.reset();
-  if (policy) policy->stop();
+  policy.stop();
   return 0;
 }
 

@@ -1,18 +1,52 @@
 #include "policies/catalog.h"
 
+#include "core/error.h"
+#include "plugins/register.h"
 #include "policies/baselines/policies.h"
+#include "policies/baselines/sencillo.h"
+#include "policies/carico/plugin.h"
 #include "policies/carico/policy.h"
 #include "policies/federated/architectures.h"
-#include "policies/kube/policies.h"
 #include "policies/kubcg/policy.h"
+#include "policies/kube/policies.h"
 #include "policies/kubedsm/policy.h"
+#include "policies/optpack/packer.h"
 #include "policies/optpack/policy.h"
 
 namespace orrery::policies {
 
+namespace {
+
+// A plugin that only runs inside its policy: naming it in another profile is an error that says
+// which policy to run.
+void policy_only(fw::PluginRegistry& registry, const std::string& plugin,
+                 const std::string& policy) {
+  registry.add(plugin, [plugin, policy](const fw::PluginArgs& a) -> std::unique_ptr<fw::Plugin> {
+    throw InputError("profile " + a.profile + ": plugin " + plugin + " runs only in the " + policy +
+                     " policy, which provides what it needs (orrery serve --policy " + policy +
+                     "; in a scenario, scheduler.policy: " + policy + ")");
+  });
+}
+
+}  // namespace
+
+void register_catalog_plugins(fw::PluginRegistry& registry) {
+  baselines::register_sencillo_plugins(registry);
+  kubcg::register_plugins(registry);
+  policy_only(registry, carico::kPluginName, "carico");
+  policy_only(registry, optpack::kPluginName, "kube-optpack");
+}
+
+fw::PluginRegistry plugin_catalog() {
+  fw::PluginRegistry r;
+  plugins::register_default_plugins(r);
+  register_catalog_plugins(r);
+  return r;
+}
+
 fw::PolicyRegistry catalog() {
   fw::PolicyRegistry r;
-  kube::register_policies(r);
+  kube::register_policies(r, register_catalog_plugins);
   kubedsm::register_policies(r);
   optpack::register_policies(r);
   baselines::register_policies(r);
@@ -28,20 +62,11 @@ std::optional<Kind> kind_of(const std::string& name) {
 }
 
 std::vector<std::string> all_names() {
-  std::vector<std::string> out = catalog().names();
-  for (const federated::Architecture& a : federated::architectures()) out.emplace_back(a.name);
-  return out;
+  return federated::names_with_architectures(catalog());
 }
 
 std::string name_list(bool with_architectures) {
-  const fw::PolicyRegistry reg = catalog();
-  std::string out;
-  for (const std::string& n : reg.names()) out += "  " + n + "  " + reg.description(n) + "\n";
-  if (!with_architectures) return out;
-  out += "federated architectures (need --trace and --cluster-config):\n";
-  for (const federated::Architecture& a : federated::architectures())
-    out += "  " + std::string(a.name) + "  " + std::string(a.description) + "\n";
-  return out;
+  return federated::name_listing(catalog(), with_architectures);
 }
 
 }  // namespace orrery::policies

@@ -1,5 +1,7 @@
-// Every policy orrery ships, by name, for any world: `orrery sim`, `orrery compare` and the
-// reproductions build policies from this one registry (and so will `orrery serve`).
+// Every policy orrery ships, by name, for any world: `orrery sim`, `orrery compare`, `orrery serve`
+// (kube-default unless --policy names another) and the reproductions build policies from this one
+// registry. Beside it, every plugin a KubeSchedulerConfiguration may name in any command
+// (plugin_catalog(): the framework policies' profiles, `serve --config`, the extender).
 //
 //   kube-default, kube-binpack   policies/kube
 //   random, bef, sef, cf         policies/baselines (Sencillo)
@@ -17,10 +19,19 @@
 #include <vector>
 
 #include "framework/policy.h"
+#include "framework/registry.h"
 
 namespace orrery::policies {
 
 fw::PolicyRegistry catalog();
+
+// The kube-default plugins (plugins/register.h), Sencillo's scores (Random, BEF, SEF, CF) and
+// KubCG (configured by its pluginConfig args: policies/kubcg/policy.h). CaricoCapacity and
+// PriorityOptimalPacking are known but need their policies' services: a profile naming them
+// elsewhere is refused with a message naming the policy.
+fw::PluginRegistry plugin_catalog();
+// The same, without the kube-default plugins (which framework policies always register).
+void register_catalog_plugins(fw::PluginRegistry& registry);
 
 enum class Kind : uint8_t {
   kPolicy,        // in catalog(): runs in sim::Simulation (and any fw::Runtime)

@@ -1,4 +1,4 @@
-// `orrery serve --policy NAME` reports what the per-pod ServeDriver reports (issue 16): the
+// `orrery serve --policy NAME` reports what plain serve (kube-default) reports (issue 16): the
 // per-cycle metric families (attempts by result, e2e and algorithm latency histograms, pending
 // pods by queue) beside plan steps and watch restarts, and the Events Scheduled,
 // FailedScheduling ("0/N nodes are available: ...") and Preempted, fed through the runtime's
@@ -30,7 +30,7 @@ std::string kubeconfig(const std::string& url) {
   return testing::token_kubeconfig(url);
 }
 
-// The families the ServeDriver exposes, with their types.
+// The families plain serve exposes, with their types.
 const std::map<std::string, std::string> kFamilies = {
     {"orrery_schedule_attempts_total", "counter"},
     {"orrery_pod_scheduling_duration_seconds", "histogram"},
@@ -82,7 +82,7 @@ std::map<std::string, int> successful_binds(const FakeApiServer& server) {
   return ok;
 }
 
-TEST(ServePolicyObservability, KubeOptpackHasTheServeDriversFamiliesAndEvents) {
+TEST(ServePolicyObservability, KubeOptpackHasPlainServesFamiliesAndEvents) {
   orrery::testing::ScratchDir dir("k8s_serve_policy_obs");
   testing::FakeApiServerOptions o;
   o.bookmark_interval_ms = 200;

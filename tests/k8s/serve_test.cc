@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -200,6 +201,53 @@ TEST_F(ServeTest, AnUnreachableServerIsRetriedWithBackoffNotABusyLoop) {
   EXPECT_GE(retries, 3u) << log;      // each informer retried
   EXPECT_LE(retries, 3u * 8) << log;  // 100, 200, 400, 400 ms... not a busy loop
   EXPECT_NE(log.find("server=http://127.0.0.1:"), std::string::npos) << log;
+}
+
+// Plain `orrery serve` runs the catalog's kube-default policy, so a profile may name any in-tree
+// plugin: here KubCG, configured by its pluginConfig (its own SQLite history). KubCG's filter
+// places the pods and refuses the one whose image variants are malformed, with its message.
+TEST_F(ServeTest, AConfigNamingKubCGRunsItsPluginInPlainServe) {
+  const std::string db = dir.path("history.db");
+  write(cfg, std::string(kConfig) + R"(  plugins:
+    filter: {enabled: [{name: KubCG}]}
+    mutate: {enabled: [{name: KubCG}]}
+  pluginConfig:
+  - name: KubCG
+    args: {db: "sqlite:)" +
+                 db + R"("}
+)");
+  add_cluster(3, 6, 3);
+  nlohmann::json bad = make_pod("default", "bad", "100m", "128Mi");
+  bad["metadata"]["annotations"]["orrery.io/images"] = "tpu=x";
+  server->add("pods", bad);
+  Process serve(serve_args({"--metrics-listen", "127.0.0.1:0"}), dir.path("serve.log"));
+  ASSERT_TRUE(wait_for([&] { return bound_pods() == 6; }, testing::kPatientMs)) << serve.output();
+  auto failed = [&] {
+    for (const auto& e : server->list("events"))
+      if (e.value("reason", "") == "FailedScheduling" &&
+          e["involvedObject"].value("name", "") == "bad")
+        return e.value("message", "");
+    return std::string();
+  };
+  ASSERT_TRUE(wait_for([&] { return !failed().empty(); }, testing::kPatientMs)) << serve.output();
+  EXPECT_NE(failed().find("annotation orrery.io/images: entry \"tpu=x\": kind must be cpu or gpu"),
+            std::string::npos)
+      << failed();
+  EXPECT_TRUE(std::filesystem::exists(db)) << "KubCG opened the history its pluginConfig names";
+  expect_no_double_binds();
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(testing::kPatientMs), 0) << serve.output();
+}
+
+// A plugin that needs its policy's services is refused at start, naming the policy to run.
+TEST_F(ServeTest, APluginThatNeedsItsPolicyIsRefusedBeforeConnecting) {
+  write(cfg, std::string(kConfig) + "  plugins: {filter: {enabled: [{name: CaricoCapacity}]}}\n");
+  Process serve(serve_args({"--metrics-listen", "127.0.0.1:0"}), dir.path("serve.log"));
+  EXPECT_EQ(serve.wait(testing::kPatientMs), 1) << serve.output();
+  EXPECT_NE(serve.output().find("plugin CaricoCapacity runs only in the carico policy"),
+            std::string::npos)
+      << serve.output();
+  EXPECT_EQ(server->list_requests(), 0) << "refused before any request";
 }
 
 TEST_F(ServeTest, AMalformedKubeconfigNamesTheFileAndFieldAndExits1) {

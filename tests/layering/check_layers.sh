@@ -11,6 +11,12 @@
 #     simulator header (sim/...), so it runs unchanged on a real cluster; the policy cores link no
 #     simulator target (CARICO's no gRPC either). src/policies/federated is still exempt (its actors
 #     run on the simulator's event loop until it is split);
+#   - the real-cluster layer (src/k8s) includes and links no policy, simulator, experiment or CLI
+#     code (the CLI gives it the policies and plugins it runs);
+#   - the framework and the plugins include nothing of the worlds above them (sim, k8s, policies,
+#     experiments, cli);
+#   - there are no cycles between folders (src/X, and src/policies/X, src/experiments/X apart):
+#     the folder-level include graph sorts topologically;
 #   - the experiments layer (src/experiments) holds the simulator adapters and reproductions: no
 #     such file is left under src/policies, only src/cli includes experiments, and no experiment
 #     links or includes the whole catalog (each links the policies it runs).
@@ -62,6 +68,26 @@ no_include "the k8s object codec is pure (no client, informer, workers or backen
 no_include "the informer cache does not reach the action executor" \
   'k8s/action_executor|k8s/api_backend|k8s/workers\.h' k8s/informer_cache.h k8s/informer_cache.cc
 
+no_include "the real-cluster layer includes no policy, simulator, experiment or CLI header" \
+  'policies/|sim/|experiments/|cli/|report/' k8s/*.h k8s/*.cc
+no_link "the real-cluster layer links no policy or simulator" orrery_k8s k8s/CMakeLists.txt \
+  'orrery_(kube|baselines|kubedsm|kubcg|carico|optpack|federated|architectures|catalog|sim)'
+no_include "the framework and the plugins include nothing of the worlds above them" \
+  'sim/|k8s/|policies/|experiments/|cli/|report/' \
+  framework/*.h framework/*.cc $(find plugins -name '*.h' -o -name '*.cc')
+
+# Folder-level include edges "FROM TO" (folder = src/X, or src/policies/X, src/experiments/X).
+rules=$((rules + 1))
+edges=$(grep -rHoE '#include "[a-z0-9_]+/[^"]+"' --include=*.h --include=*.cc . |
+  sed -E 's|^\./||' |
+  sed -E 's#^((policies|experiments)/[a-z0-9_]+/|[a-z0-9_]+/)[^:]*:\#include "((policies|experiments)/[a-z0-9_]+/|[a-z0-9_]+/).*#\1 \3#' |
+  sed -E 's#/ # #; s#/$##' | awk '$1 != $2' | sort -u)
+if ! cycle=$(tsort <<<"$edges" 2>&1 >/dev/null) || [[ -n $cycle ]]; then
+  echo "layering rule broken: folders include each other (a cycle):" >&2
+  echo "$cycle" >&2
+  failed=1
+fi
+
 sim_side='policies/federated/'
 rules=$((rules + 1))
 bad=$(grep -rlE '#include "sim/' framework plugins policies |
@@ -94,4 +120,4 @@ bad+=$(grep -rnH '#include "policies/catalog.h"' experiments || true)
 [[ -z $bad ]] || rule_failed "an experiment links or includes orrery_catalog" "$bad"
 
 if [[ $failed != 0 ]]; then exit 1; fi
-echo "layers ok: $rules rules (model, util, io, k8s codec and cache, no sim/ in scheduling code, experiments apart)"
+echo "layers ok: $rules rules (model, util, io, k8s codec and cache, k8s apart from policies, no sim/ in scheduling code, no folder cycles, experiments apart)"

@@ -61,7 +61,8 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   auto num = [&](const char* k, double def, double lo, double hi) {
     const double v = c.f64_or(k, def);
     if (!(v >= lo && v <= hi))
-      c.child(k).fail("expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      c.child(k).fail("expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                      "]");
     return v;
   };
   ag.hz = num("hz", ag.hz, 0.1, 1000);
@@ -73,7 +74,8 @@ CaricoArgs parse_args(const yaml::Ctx& c) {
   a.sim.idle_cpu = num("idle_cpu", a.sim.idle_cpu, 0, 1);
   a.sim.idle_mem = num("idle_mem", a.sim.idle_mem, 0, 1);
   a.sim.noise = num("noise", a.sim.noise, 0, 1);
-  if (c.has("churn_window")) ag.churn_window_s = to_seconds(parse_duration(c.child("churn_window")));
+  if (c.has("churn_window"))
+    ag.churn_window_s = to_seconds(parse_duration(c.child("churn_window")));
   if (c.has("report_delay")) a.sim.report_delay = parse_duration(c.child("report_delay"));
   if (c.has("stale_after")) a.stale_after = parse_duration(c.child("stale_after"));
   if (c.has("poll_interval")) a.poll_interval = parse_duration(c.child("poll_interval"));
@@ -156,7 +158,8 @@ std::unique_ptr<fw::Component> make_policy(fw::PolicyContext& ctx) {
     args = parse_args(ctx.args.child("carico"));
     YAML::Node rest = YAML::Clone(ctx.args.node);
     rest.remove("carico");
-    fw_args = yaml::Ctx{ctx.args.file, rest, ctx.args.path, ctx.args.line_hint, ctx.args.line_offset};
+    fw_args =
+        yaml::Ctx{ctx.args.file, rest, ctx.args.path, ctx.args.line_hint, ctx.args.line_offset};
   }
   fw::Runtime& rt = ctx.runtime;
   std::unique_ptr<CapacityFeed> own;
@@ -178,10 +181,11 @@ std::unique_ptr<fw::Component> make_policy(fw::PolicyContext& ctx) {
   }
   auto policy = std::make_unique<CaricoPolicy>(rt.services, std::move(own));
   const std::string config = config_yaml(args.stale_after);
-  auto factory = kube::framework_policy(
-      [](fw::PluginRegistry& r) { register_carico_plugins(r); },
-      [config] { return fw::parse_scheduler_config(config, "<carico>"); });
-  fw::PolicyContext inner{ctx.runtime, ctx.seed, ctx.name, fw_args, ctx.scheduler_config, ctx.stats};
+  auto factory =
+      kube::framework_policy([](fw::PluginRegistry& r) { register_carico_plugins(r); },
+                             [config] { return fw::parse_scheduler_config(config, "<carico>"); });
+  fw::PolicyContext inner{ctx.runtime,          ctx.seed,  ctx.name,          fw_args,
+                          ctx.scheduler_config, ctx.stats, ctx.scheduler_name};
   policy->set_driver(factory(inner));
   return policy;
 }

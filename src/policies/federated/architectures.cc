@@ -48,4 +48,21 @@ std::string sim_flags(const Architecture& a) {
          (a.reference ? " --reference" : "");
 }
 
+std::vector<std::string> names_with_architectures(const fw::PolicyRegistry& registry) {
+  std::vector<std::string> out = registry.names();
+  for (const Architecture& a : architectures()) out.emplace_back(a.name);
+  return out;
+}
+
+std::string name_listing(const fw::PolicyRegistry& registry, bool with_architectures) {
+  std::string out;
+  for (const std::string& n : registry.names())
+    out += "  " + n + "  " + registry.description(n) + "\n";
+  if (!with_architectures) return out;
+  out += "federated architectures (need --trace and --cluster-config):\n";
+  for (const Architecture& a : architectures())
+    out += "  " + std::string(a.name) + "  " + std::string(a.description) + "\n";
+  return out;
+}
+
 }  // namespace orrery::federated

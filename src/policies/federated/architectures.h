@@ -16,6 +16,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "framework/policy.h"
 
 #include "policies/federated/cluster_config.h"
 #include "policies/federated/matcher.h"
@@ -41,5 +44,11 @@ std::string config_kind(Arch arch);
 
 // The `orrery sim` flags that run it: "--arch megha --match minc --reference".
 std::string sim_flags(const Architecture& a);
+
+// The names a run on a trace accepts: the policies of `registry`, then every architecture.
+std::vector<std::string> names_with_architectures(const fw::PolicyRegistry& registry);
+// "  name  description" lines, one per policy of `registry`, then (with_architectures) a heading
+// and one line per architecture: the list for --list-profiles and for unknown-name errors.
+std::string name_listing(const fw::PolicyRegistry& registry, bool with_architectures);
 
 }  // namespace orrery::federated

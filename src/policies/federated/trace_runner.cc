@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "core/error.h"
-#include "policies/catalog.h"
 #include "policies/federated/architectures.h"
 #include "policies/federated/run.h"
 #include "policies/federated/worker_scenario.h"
@@ -17,21 +16,18 @@ namespace orrery::federated {
 
 namespace {
 
-using policies::kind_of;
-using policies::name_list;
-
 std::string kind_name(Arch a) {
   return a == Arch::kMegha ? "Megha" : "PigeonC";
 }
 
-void check_names(const std::vector<std::string>& profiles) {
+void check_names(const std::vector<std::string>& profiles, const fw::PolicyRegistry& registry) {
   if (profiles.empty()) throw InputError("--profiles: expected at least one name");
   std::set<std::string> seen;
   for (const std::string& p : profiles) {
-    if (!kind_of(p)) {
+    if (!registry.has(p) && !find_architecture(p)) {
       throw InputError("--profiles: unknown profile \"" + p + "\"" +
-                       did_you_mean(p, policies::all_names()) + "; known names:\n" +
-                       name_list(true));
+                       did_you_mean(p, names_with_architectures(registry)) + "; known names:\n" +
+                       name_listing(registry, true));
     }
     if (!seen.insert(p).second) throw InputError("--profiles: \"" + p + "\" is given twice");
   }
@@ -53,9 +49,10 @@ void check_task_model(const std::string& trace, const ClusterConfig& c, uint64_t
 
 }  // namespace
 
-TraceRunner::TraceRunner(TraceSetup setup, std::vector<std::string> profiles)
-    : setup_(std::move(setup)), profiles_(std::move(profiles)), registry_(policies::catalog()) {
-  check_names(profiles_);
+TraceRunner::TraceRunner(TraceSetup setup, std::vector<std::string> profiles,
+                         fw::PolicyRegistry registry)
+    : setup_(std::move(setup)), profiles_(std::move(profiles)), registry_(std::move(registry)) {
+  check_names(profiles_, registry_);
   if (setup_.trace.empty()) throw InputError("--trace: expected a .tr file");
   sim::read_trace(setup_.trace);  // reports a bad trace before the configurations
   load_configs();

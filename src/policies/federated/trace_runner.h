@@ -1,5 +1,6 @@
-// How orrery runs any name of policies/catalog.h on one trace and one data centre — the runs of
-// `orrery compare --trace FILE.tr --cluster-config FILE_C.json --profiles ...`:
+// How orrery runs any name of a policy registry (the catalog's) or architecture on one trace and
+// one data centre — the runs of `orrery compare --trace FILE.tr --cluster-config FILE_C.json
+// --profiles ...`:
 //
 //   framework policy  sim::Simulation replaying the trace on the configuration's workers
 //                     (worker_scenario.h: one node and one pod slot per worker, its machine
@@ -42,8 +43,9 @@ class TraceRunner {
   // Checks everything a run reads before any runs: the names (unknown ones are errors listing
   // the known ones), the trace, the configurations (at most one of each kind, the same workers),
   // that each architecture has a configuration of its kind, and its task model. Throws
-  // InputError naming the flag, file or profile.
-  TraceRunner(TraceSetup setup, std::vector<std::string> profiles);
+  // InputError naming the flag, file or profile. `registry`: the policies it may run (the
+  // catalog's, policies/catalog.h), beside the architectures.
+  TraceRunner(TraceSetup setup, std::vector<std::string> profiles, fw::PolicyRegistry registry);
 
   const std::vector<std::string>& profiles() const { return profiles_; }
   // Runs profiles()[i] and writes its outputs into `dir`. Safe to call from several threads at

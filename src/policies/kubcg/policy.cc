@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "framework/scheduler_driver.h"
+#include "obs/log.h"
 #include "plugins/register.h"
 
 namespace orrery::kubcg {
@@ -44,6 +45,27 @@ class KubcgComponent : public fw::Component {
   std::unique_ptr<fw::SchedulerDriver> driver_;
   std::shared_ptr<DecisionUnit> unit_;
   fw::PolicyStats& stats_;
+};
+
+const ClusterState* runtime_state(const fw::PluginArgs& a) {
+  return a.handle && a.handle->has_runtime() ? &a.handle->runtime().backend.state() : nullptr;
+}
+
+// A KubCG plugin that owns its unit (opened from its pluginConfig args): the unit's pending
+// history records are committed when the profile ends, and a failure to commit is logged.
+class OwningKubcgPlugin : public KubcgPlugin {
+ public:
+  OwningKubcgPlugin(std::shared_ptr<DecisionUnit> unit, const ClusterState* state)
+      : KubcgPlugin(unit, state), unit_(std::move(unit)) {}
+  ~OwningKubcgPlugin() override {
+    if (!unit_->flush())
+      obs::warn("KubCG: history records could not be stored",
+                {{"pending", std::to_string(unit_->writer().pending())},
+                 {"error", unit_->writer().last_error()}});
+  }
+
+ private:
+  std::shared_ptr<DecisionUnit> unit_;
 };
 
 std::shared_ptr<DecisionUnit> unit_from_args(const yaml::Ctx& args) {
@@ -93,11 +115,9 @@ fw::PolicyFactory kubcg_policy(std::shared_ptr<DecisionUnit> shared) {
     fw::PluginRegistry plugins;
     plugins::register_default_plugins(plugins);
     plugins.add(std::string(kPluginName), [unit](const fw::PluginArgs& a) {
-      const ClusterState* state =
-          a.handle && a.handle->has_runtime() ? &a.handle->runtime().backend.state() : nullptr;
-      return std::make_unique<KubcgPlugin>(unit, state);
+      return std::make_unique<KubcgPlugin>(unit, runtime_state(a));
     });
-    const fw::SchedulerConfig config = kubcg_config();
+    const fw::SchedulerConfig config = fw::policy_config(ctx, kubcg_config);
     std::vector<std::string> warnings;
     auto profiles = plugins::build_profiles(config, plugins, &warnings, &ctx.runtime);
     for (const std::string& w : warnings) ctx.stats.warn(w);
@@ -111,6 +131,16 @@ fw::PolicyFactory kubcg_policy(std::shared_ptr<DecisionUnit> shared) {
                                                         fw::DecisionLatency{});
     return std::make_unique<KubcgComponent>(std::move(driver), unit, ctx.stats);
   };
+}
+
+void register_plugins(fw::PluginRegistry& registry) {
+  registry.add(std::string(kPluginName), [](const fw::PluginArgs& a) {
+    if (a.args.defined()) {
+      a.args.expect_map();
+      yaml::check_keys(a.args, {"db", "theta"});
+    }
+    return std::make_unique<OwningKubcgPlugin>(unit_from_args(a.args), runtime_state(a));
+  });
 }
 
 void register_policies(fw::PolicyRegistry& registry) {

@@ -21,6 +21,10 @@ fw::SchedulerConfig kubcg_config();
 // `unit` null: the policy opens the database its args name. Otherwise every policy the factory
 // builds shares `unit` (the simulator adapter's warm history).
 fw::PolicyFactory kubcg_policy(std::shared_ptr<DecisionUnit> unit = nullptr);
+// Registers the KubCG plugin for a profile that names it (kube-default's, `serve --config`, the
+// extender's): pluginConfig args {db, theta} as the policy's; each profile opens its own history
+// and commits it when the profile ends. The "kubcg" policy registers its own, sharing one unit.
+void register_plugins(fw::PluginRegistry& registry);
 // Registers "kubcg".
 void register_policies(fw::PolicyRegistry& registry);
 

@@ -15,9 +15,7 @@ fw::PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> regi
     fw::PluginRegistry plugins;
     plugins::register_default_plugins(plugins);
     if (register_plugins) register_plugins(plugins);
-    const fw::SchedulerConfig config = ctx.scheduler_config.empty()
-                                           ? default_config()
-                                           : fw::load_scheduler_config(ctx.scheduler_config);
+    const fw::SchedulerConfig config = fw::policy_config(ctx, default_config);
     std::vector<std::string> warnings;
     auto profiles = plugins::build_profiles(config, plugins, &warnings, &ctx.runtime);
     for (const std::string& w : warnings) ctx.stats.warn(w);
@@ -76,14 +74,16 @@ profiles:
 
 }  // namespace
 
-void register_policies(fw::PolicyRegistry& registry) {
+void register_policies(fw::PolicyRegistry& registry,
+                       std::function<void(fw::PluginRegistry&)> more_plugins) {
   registry.add("kube-default",
                "kube-scheduler's default profile (or the scenario's KubeSchedulerConfiguration)",
-               framework_policy(nullptr, fw::default_scheduler_config));
-  registry.add(
-      "kube-binpack", "kube-scheduler with NodeResourcesFit scoring MostAllocated (bin packing)",
-      framework_policy(
-          nullptr, [] { return fw::parse_scheduler_config(kBinpackConfig, "<kube-binpack>"); }));
+               framework_policy(more_plugins, fw::default_scheduler_config));
+  registry.add("kube-binpack",
+               "kube-scheduler with NodeResourcesFit scoring MostAllocated (bin packing)",
+               framework_policy(more_plugins, [] {
+                 return fw::parse_scheduler_config(kBinpackConfig, "<kube-binpack>");
+               }));
 }
 
 }  // namespace orrery::kube

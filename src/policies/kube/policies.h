@@ -22,7 +22,9 @@ namespace orrery::kube {
 fw::PolicyFactory framework_policy(std::function<void(fw::PluginRegistry&)> register_plugins,
                                    std::function<fw::SchedulerConfig()> default_config);
 
-// Registers "kube-default" and "kube-binpack".
-void register_policies(fw::PolicyRegistry& registry);
+// Registers "kube-default" and "kube-binpack". `more_plugins` adds plugins beyond the kube-default
+// ones that a KubeSchedulerConfiguration may name (the catalog's: policies/catalog.h).
+void register_policies(fw::PolicyRegistry& registry,
+                       std::function<void(fw::PluginRegistry&)> more_plugins = nullptr);
 
 }  // namespace orrery::kube

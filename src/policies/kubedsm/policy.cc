@@ -11,11 +11,15 @@ void register_policies(fw::PolicyRegistry& registry) {
                "KubeDSM: QoS-driven batch scheduling and migration for cloud-assisted edge "
                "clusters (args: mC2E, mER, qosTargets, batchWindow, suggestPeriod, ...)",
                [](fw::PolicyContext& ctx) -> std::unique_ptr<fw::Component> {
+                 // Args' schedulerName, else the world's (serve --scheduler-name), else the
+                 // default scheduler's pods.
+                 const std::string pods =
+                     ctx.scheduler_name.empty() ? "default-scheduler" : ctx.scheduler_name;
                  Options o;
-                 o.scheduler_name = "default-scheduler";
+                 o.scheduler_name = pods;
                  if (ctx.args.defined()) {
                    o = parse_options(ctx.args);
-                   if (!ctx.args.has("schedulerName")) o.scheduler_name = "default-scheduler";
+                   if (!ctx.args.has("schedulerName")) o.scheduler_name = pods;
                  }
                  auto planner = std::make_unique<KubeDsm>(ctx.runtime.backend, std::move(o),
                                                           &ctx.runtime.reservations);

@@ -75,9 +75,8 @@ void register_policies(fw::PolicyRegistry& registry) {
         auto feasibility = plugins::default_profiles(true);
         // The packer models the pods of the scheduler's (first) profile: default-scheduler in
         // the built-in configuration, e.g. "orrery" under `orrery serve --config`.
-        if (!ctx.scheduler_config.empty())
-          feasibility.front()->scheduler_name =
-              fw::load_scheduler_config(ctx.scheduler_config).profiles.front().scheduler_name;
+        feasibility.front()->scheduler_name =
+            fw::policy_config(ctx, fw::default_scheduler_config).profiles.front().scheduler_name;
         auto packer = std::make_unique<Packer>(ctx.runtime.backend, &ctx.runtime.reservations,
                                                link->options, feasibility.front().get(), ctx.seed);
         link->packer = packer.get();

@@ -108,7 +108,7 @@ TEST(WorkerScenario, OneNodePerWorkerWithItsMachineConstraints) {
 // The InputError a TraceRunner raises for these inputs, "" when it accepts them.
 std::string runner_error(const TraceSetup& setup, const std::vector<std::string>& profiles) {
   try {
-    TraceRunner runner(setup, profiles);
+    TraceRunner runner(setup, profiles, policies::catalog());
   } catch (const InputError& e) {
     return e.what();
   }
