@@ -146,6 +146,9 @@ class Scheduler : public EventListener, private Reservations::Listener {
   static constexpr uint64_t kMaskAny = uint64_t{1} << 63;
 
  private:
+  // scheduler.cc: construction, admission and the queue, cluster events, pod classes and queueing
+  // hints, run_filters, evaluate() and attempt(). scheduling_cycle.cc: schedule_cycle() and its
+  // steps, with the plugin runners and the what-if Handle of PostFilter.
   class Handle;
   ScheduleOutcome schedule_cycle(QueuedPod qp);
   size_t find_feasible(Profile& prof, const CycleContext& cycle,
