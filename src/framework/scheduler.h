@@ -148,9 +148,34 @@ class Scheduler : public EventListener, private Reservations::Listener {
  private:
   // scheduler.cc: construction, admission and the queue, cluster events, pod classes and queueing
   // hints, run_filters, evaluate() and attempt(). scheduling_cycle.cc: schedule_cycle() and its
-  // steps, with the plugin runners and the what-if Handle of PostFilter.
+  // steps below, with the plugin runners and the what-if Handle of PostFilter.
   class Handle;
+  struct PreFilterOutcome;  // what PreFilter made of the pod (scheduling_cycle.cc)
+  struct ScoreSummary;      // the totals' top score, its ties and what margin_of needs
   ScheduleOutcome schedule_cycle(QueuedPod qp);
+  // The steps of schedule_cycle(), in order.
+  void scheduling_cycle(QueuedPod& qp, ScheduleOutcome& out);
+  Profile* profile_for_cycle(const QueuedPod& qp, ScheduleOutcome& out);
+  void drop_probe(const QueuedPod& qp, ScheduleOutcome& out);
+  void probe_failed(const QueuedPod& qp, ScheduleOutcome& out);
+  void run_pre_filters(Profile& prof, const CycleContext& cycle, PreFilterOutcome& pre);
+  size_t find_nodes_that_fit(Profile& prof, const CycleContext& cycle, const QueuedPod& qp,
+                             const std::optional<std::vector<NodeId>>& only, ScheduleOutcome& out);
+  void hold_reservations(const QueuedPod& qp);
+  void handle_fit_error(Profile& prof, const CycleContext& cycle, QueuedPod& qp,
+                        PreFilterOutcome& pre, ScheduleOutcome& out);
+  void explain_fit_error(const Profile& prof, PreFilterOutcome& pre, Diagnosis* diag) const;
+  void run_post_filters(Profile& prof, const CycleContext& cycle, const QueuedPod& qp,
+                        uint64_t* mask, Diagnosis* diag, ScheduleOutcome& out);
+  uint64_t what_if_mask(const Profile& prof) const;
+  void nominate(const QueuedPod& qp, NodeId node);
+  bool prioritize_and_select(Profile& prof, const CycleContext& cycle, const QueuedPod& qp,
+                             size_t n, ScheduleOutcome& out, NodeId* chosen);
+  ScoreSummary prioritize_nodes(Profile& prof, const CycleContext& cycle,
+                                std::span<const NodeId> nodes);
+  void record_margin_scores(const WeightedPlugin& wp, const int64_t* ps, size_t n, size_t index);
+  void assume_and_bind(Profile& prof, const CycleContext& cycle, const QueuedPod& qp, NodeId chosen,
+                       ScheduleOutcome& out);
   size_t find_feasible(Profile& prof, const CycleContext& cycle,
                        const std::optional<std::vector<NodeId>>& only, Rejections& rejections,
                        int* evaluated);
@@ -164,6 +189,9 @@ class Scheduler : public EventListener, private Reservations::Listener {
   NodeId select_host(const Profile& prof, size_t n, int64_t top, uint64_t ties);
   void refresh_name_rank();
   bool bind_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
+  bool unreserve_and_forget(Profile& prof, const CycleContext& cycle, NodeId node, size_t reserved,
+                            const Status& s, std::string* why);
+  bool binding_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
   void describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const;
   int num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const;
   // A pod's labels, spec or scheduling gates changed.
