@@ -249,11 +249,25 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
   std::vector<NodeEvaluation> out;
   out.reserve(st.nodes().size());
   for (NodeId n : st.nodes()) out.push_back({n, true, {}, {}, 0, {}});
+  std::string narrowed_reason;
+  if (!evaluate_pre_filters(*prof, cycle, out, &narrowed_reason)) return out;
+  const std::vector<NodeId> feasible = evaluate_filters(*prof, cycle, narrowed_reason, out);
+  if (feasible.empty()) return out;
+  std::span<const NodeId> nodes(feasible);
+  std::string why;
+  if (!run_pre_score(*prof, cycle, nodes, &why)) throw InputError("pod " + pod.key() + ": " + why);
+  evaluate_scores(*prof, cycle, nodes, details, out);
+  return out;
+}
 
-  std::optional<std::vector<NodeId>> only;
+// evaluate()'s PreFilter: false when a plugin rejects the pod (every node then has its reasons);
+// else the nodes a PreFilter result leaves out are infeasible, for *narrowed_reason.
+bool Scheduler::evaluate_pre_filters(Profile& prof, const CycleContext& cycle,
+                                     std::vector<NodeEvaluation>& out,
+                                     std::string* narrowed_reason) {
   skipped_filters_.clear();
   std::vector<std::string> narrowed_by;
-  for (Plugin* p : prof->pre_filter) {
+  for (Plugin* p : prof.pre_filter) {
     std::optional<std::vector<NodeId>> narrowed;
     Status s = p->pre_filter(cycle, &narrowed);
     if (s.is_skip()) {
@@ -265,7 +279,7 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
         e.feasible = false;
         e.reasons = s.reasons;
       }
-      return out;
+      return false;
     }
     if (narrowed) {
       narrowed_by.emplace_back(p->name());
@@ -278,10 +292,17 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
     }
   }
   std::sort(narrowed_by.begin(), narrowed_by.end());
-  std::string narrowed_reason;
-  for (const auto& nm : narrowed_by) narrowed_reason += (narrowed_reason.empty() ? "" : " ") + nm;
-  narrowed_reason = "node(s) didn't satisfy plugin(s) [" + narrowed_reason + "]";
+  std::string& reason = *narrowed_reason;
+  for (const auto& nm : narrowed_by) reason += (reason.empty() ? "" : " ") + nm;
+  reason = "node(s) didn't satisfy plugin(s) [" + reason + "]";
+  return true;
+}
 
+// evaluate()'s Filter: every node PreFilter left in through the filters, recording why they reject
+// it; the others get `narrowed_reason`. Returns the feasible nodes, in order.
+std::vector<NodeId> Scheduler::evaluate_filters(Profile& prof, const CycleContext& cycle,
+                                                const std::string& narrowed_reason,
+                                                std::vector<NodeEvaluation>& out) {
   std::vector<NodeId> feasible;
   for (auto& e : out) {
     if (!e.feasible) {
@@ -290,22 +311,26 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
     }
     NodeId one[1] = {e.node};
     scratch_rejections_.clear();
-    if (run_filters(*prof, cycle, one, 1, scratch_rejections_) == 1) {
+    if (run_filters(prof, cycle, one, 1, scratch_rejections_) == 1) {
       feasible.push_back(e.node);
       continue;
     }
     e.feasible = false;
     for (const Rejection& r : scratch_rejections_.items())
-      prof->plugins[r.plugin]->describe(st, r, &e.reasons);
+      prof.plugins[r.plugin]->describe(cycle.state, r, &e.reasons);
   }
-  if (feasible.empty()) return out;
-  std::span<const NodeId> nodes(feasible);
-  std::string why;
-  if (!run_pre_score(*prof, cycle, nodes, &why)) throw InputError("pod " + pod.key() + ": " + why);
-  std::vector<int64_t> scores(feasible.size());
-  for (const WeightedPlugin& wp : prof->score) {
+  return feasible;
+}
+
+// evaluate()'s Score and NormalizeScore: each score plugin's normalized scores of the feasible
+// `nodes` (0 when its PreScore skipped), added by weight to their totals, with details.
+void Scheduler::evaluate_scores(Profile& prof, const CycleContext& cycle,
+                                std::span<const NodeId> nodes, bool details,
+                                std::vector<NodeEvaluation>& out) {
+  std::vector<int64_t> scores(nodes.size());
+  for (const WeightedPlugin& wp : prof.score) {
     const bool skipped = score_skipped(wp.plugin);
-    std::vector<int64_t> raw(details ? feasible.size() : 0, 0);
+    std::vector<int64_t> raw(details ? nodes.size() : 0, 0);
     if (skipped) {
       std::fill(scores.begin(), scores.end(), 0);
     } else {
@@ -325,7 +350,6 @@ std::vector<NodeEvaluation> Scheduler::evaluate(PodId pod_id, bool details) {
       ++i;
     }
   }
-  return out;
 }
 
 ScheduleOutcome Scheduler::attempt(PodId pod_id) {

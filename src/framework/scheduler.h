@@ -194,6 +194,14 @@ class Scheduler : public EventListener, private Reservations::Listener {
   bool binding_cycle(Profile& prof, const CycleContext& cycle, NodeId node, std::string* why);
   void describe(const Profile& prof, const Rejections& rejections, Diagnosis* diag) const;
   int num_feasible_nodes_to_find(const Profile& prof, int num_all_nodes) const;
+  // The steps of evaluate() (scheduler.cc).
+  bool evaluate_pre_filters(Profile& prof, const CycleContext& cycle,
+                            std::vector<NodeEvaluation>& out, std::string* narrowed_reason);
+  std::vector<NodeId> evaluate_filters(Profile& prof, const CycleContext& cycle,
+                                       const std::string& narrowed_reason,
+                                       std::vector<NodeEvaluation>& out);
+  void evaluate_scores(Profile& prof, const CycleContext& cycle, std::span<const NodeId> nodes,
+                       bool details, std::vector<NodeEvaluation>& out);
   // A pod's labels, spec or scheduling gates changed.
   void on_pod_updated(const ClusterEvent& e);
   // Runs the PreEnqueue plugins and queues the pod, or keeps it gated. False when not queued.
