@@ -304,6 +304,232 @@ QueueOptions queue_options(const SchedulerConfig& config) {
   return q;
 }
 
+namespace {
+
+// The plugin set a profile configures for an extension point (or multiPoint), or nullptr.
+const PluginSet* find_set(const ProfileConfig& config, const std::string& point) {
+  auto it = config.plugins.find(point);
+  return it == config.plugins.end() ? nullptr : &it->second;
+}
+
+// A plugin name the registry does not know: an error that lists the known ones.
+[[noreturn]] void unknown_plugin(const PluginRegistry& registry, const std::string& where,
+                                 const std::string& name) {
+  std::string known;
+  for (const auto& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError(where + ": unknown plugin \"" + name + "\" (known: " + known + ")");
+}
+
+// The plugins of one profile, each instantiated once (into the profile) in first-mention order.
+// Plugins the registry accepts but orrery does not model get no instance, and a warning when the
+// user names them.
+class PluginInstances {
+ public:
+  PluginInstances(const ProfileConfig& config, const PluginRegistry& registry, Profile& prof,
+                  std::vector<std::string>* warnings)
+      : config_(config),
+        registry_(registry),
+        prof_(prof),
+        warnings_(warnings),
+        who_("profile \"" + config.scheduler_name + "\"") {}
+
+  // Instantiates a plugin the profile names (`explicit_`: by the user, not as a default) unless
+  // it already was.
+  void instantiate(const std::string& name, const std::string& where, bool explicit_) {
+    if (!registry_.has(name)) unknown_plugin(registry_, where, name);
+    if (instances_.count(name) || not_modelled_.count(name)) {
+      if (explicit_ && not_modelled_.count(name) && warned_.insert(name).second && warnings_) {
+        warnings_->push_back(who_ + ": plugin " + name +
+                             " is accepted but not modelled by orrery; it has no effect");
+      }
+      return;
+    }
+    PluginArgs args;
+    args.profile = config_.scheduler_name;
+    args.deterministic = config_.deterministic_ties;
+    args.handle = prof_.handle.get();
+    auto a = config_.plugin_args.find(name);
+    if (a != config_.plugin_args.end()) {
+      args.args = a->second;
+    } else {
+      args.args = Ctx{where, YAML::Node(), "pluginConfig[" + name + "].args", 0};
+    }
+    std::unique_ptr<Plugin> p = registry_.create(name, args);
+    if (!p) {
+      not_modelled_.insert(name);
+      if (explicit_ && warned_.insert(name).second && warnings_) {
+        warnings_->push_back(who_ + ": plugin " + name +
+                             " is accepted but not modelled by orrery; it has no effect");
+      }
+      return;
+    }
+    instances_[name] = p.get();
+    prof_.plugins.push_back(std::move(p));
+  }
+
+  // pluginConfig: unknown names are errors; arguments of known plugins that are not enabled are
+  // still validated (as upstream validates every in-tree plugin's args).
+  void check_plugin_config() {
+    for (const auto& [name, where] : config_.plugin_args_where) {
+      if (!registry_.has(name)) unknown_plugin(registry_, where, name);
+      if (!instances_.count(name) && !not_modelled_.count(name)) {
+        PluginArgs args{config_.plugin_args.at(name), config_.scheduler_name,
+                        config_.deterministic_ties, prof_.handle.get()};
+        registry_.create(name, args);
+      } else if (not_modelled_.count(name) && warned_.insert(name).second && warnings_) {
+        warnings_->push_back(who_ + ": pluginConfig for " + name +
+                             " is accepted but not modelled by orrery; it has no effect");
+      }
+    }
+  }
+
+  bool has(const std::string& name) const { return instances_.count(name) != 0; }
+  Plugin* at(const std::string& name) const { return instances_.at(name); }
+  bool implements(const std::string& name, uint32_t bit) const {
+    return (instances_.at(name)->extension_points() & bit) != 0;
+  }
+
+ private:
+  const ProfileConfig& config_;
+  const PluginRegistry& registry_;
+  Profile& prof_;
+  std::vector<std::string>* warnings_;
+  const std::string who_;
+  std::map<std::string, Plugin*> instances_;
+  std::set<std::string> not_modelled_;
+  std::set<std::string> warned_;
+};
+
+// Instantiates every plugin the profile names: the multiPoint expansion, then each extension
+// point's enabled plugins (disabled ones must be known too), then checks pluginConfig.
+void instantiate_plugins(PluginInstances& instances, const ProfileConfig& config,
+                         const PluginRegistry& registry,
+                         const std::vector<PluginSetting>& multipoint) {
+  const PluginSet* custom_mp = find_set(config, kMultiPoint);
+  auto is_custom_mp = [&](const std::string& name) {
+    if (!custom_mp) return false;
+    for (const auto& e : custom_mp->enabled)
+      if (e.name == name) return true;
+    return false;
+  };
+  for (const PluginSetting& s : multipoint) {
+    instances.instantiate(s.name, s.where, is_custom_mp(s.name));
+  }
+  for (const std::string& point : extension_point_names()) {
+    if (const PluginSet* ps = find_set(config, point)) {
+      for (const PluginSetting& s : ps->enabled) instances.instantiate(s.name, s.where, true);
+      for (const PluginSetting& s : ps->disabled)
+        if (s.name != "*" && !registry.has(s.name)) unknown_plugin(registry, s.where, s.name);
+    }
+  }
+  if (custom_mp) {
+    for (const PluginSetting& s : custom_mp->disabled)
+      if (s.name != "*" && !registry.has(s.name)) unknown_plugin(registry, s.where, s.name);
+  }
+  instances.check_plugin_config();
+}
+
+// The plugins of one extension point (`bit`): its own enabled list plus the multiPoint expansion,
+// minus its disabled ones; enabled plugins that multiPoint also names take multiPoint's place.
+OrderedNames point_plugins(const PluginInstances& instances, const PluginSet* ps,
+                           const std::vector<PluginSetting>& multipoint, const std::string& point,
+                           uint32_t bit) {
+  OrderedNames enabled;
+  std::set<std::string> disabled;
+  if (ps) {
+    for (const PluginSetting& s : ps->enabled) {
+      if (!instances.has(s.name)) continue;  // accepted but not modelled
+      if (!instances.implements(s.name, bit)) {
+        throw InputError(s.where + ": plugin \"" + s.name + "\" does not extend " + point +
+                         " plugin");
+      }
+      if (enabled.has(s.name)) {
+        throw InputError(s.where + ": plugin \"" + s.name + "\" already registered as " + point +
+                         " plugin");
+      }
+      enabled.insert(s.name);
+    }
+    for (const PluginSetting& s : ps->disabled) disabled.insert(s.name);
+  }
+  if (disabled.count("*")) return enabled;
+  OrderedNames from_mp, overrides;
+  for (const PluginSetting& s : multipoint) {
+    if (!instances.has(s.name) || !instances.implements(s.name, bit) || disabled.count(s.name)) {
+      continue;
+    }
+    if (enabled.has(s.name)) {
+      overrides.insert(s.name);
+      continue;
+    }
+    if (from_mp.has(s.name)) {
+      throw InputError(s.where + ": plugin \"" + s.name + "\" already registered as " + point +
+                       " plugin");
+    }
+    from_mp.insert(s.name);
+  }
+  OrderedNames final_list;
+  for (const auto& n : enabled.list)
+    if (overrides.has(n)) final_list.insert(n);
+  for (const auto& n : from_mp.list) final_list.insert(n);
+  for (const auto& n : enabled.list) final_list.insert(n);
+  return final_list;
+}
+
+// Fills each extension point of the profile from the instances (point_plugins). Returns the names
+// of the score plugins, parallel to prof.score.
+std::vector<std::string> assemble_points(Profile& prof, const PluginInstances& instances,
+                                         const ProfileConfig& config,
+                                         const std::vector<PluginSetting>& multipoint) {
+  std::vector<std::string> score_names;
+  for (const std::string& point : extension_point_names()) {
+    const uint32_t bit = point_bit(point);
+    if (bit == 0) continue;
+    const OrderedNames final_list =
+        point_plugins(instances, find_set(config, point), multipoint, point, bit);
+    if (bit == kQueueSort) {
+      if (final_list.list.size() != 1) {
+        throw InputError(config.where +
+                         ": only one queue sort plugin required for profile with "
+                         "scheduler name \"" +
+                         config.scheduler_name + "\", but got " +
+                         std::to_string(final_list.list.size()));
+      }
+      prof.queue_sort = instances.at(final_list.list[0]);
+    } else if (bit == kScore) {
+      for (const auto& n : final_list.list) {
+        prof.score.push_back({instances.at(n), 0});
+        score_names.push_back(n);
+      }
+    } else {
+      std::vector<Plugin*>* list = point_list(prof, bit);
+      for (const auto& n : final_list.list) list->push_back(instances.at(n));
+    }
+  }
+  if (prof.bind.empty()) {
+    throw InputError(config.where +
+                     ": at least one bind plugin is needed for profile with "
+                     "scheduler name \"" +
+                     config.scheduler_name + "\"");
+  }
+  return score_names;
+}
+
+// Score weights (upstream getScoreWeights): score.enabled first, then multiPoint; 0 means 1.
+void set_score_weights(Profile& prof, const ProfileConfig& config,
+                       const std::vector<PluginSetting>& multipoint,
+                       const std::vector<std::string>& score_names) {
+  std::map<std::string, int64_t> weights;
+  auto take_weights = [&](const std::vector<PluginSetting>& list) {
+    for (const PluginSetting& s : list)
+      if (!weights.count(s.name)) weights[s.name] = s.weight == 0 ? 1 : s.weight;
+  };
+  if (const PluginSet* ps = find_set(config, "score")) take_weights(ps->enabled);
+  take_weights(multipoint);
+  for (size_t i = 0; i < prof.score.size(); ++i) prof.score[i].weight = weights.at(score_names[i]);
+}
+
+}  // namespace
+
 std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_percentage,
                                        const PluginRegistry& registry,
                                        std::vector<std::string>* warnings, Runtime* runtime) {
@@ -314,173 +540,14 @@ std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_p
                                            ? config.percentage_of_nodes_to_score
                                            : global_percentage;
   prof->deterministic_ties = config.deterministic_ties;
-  const std::string who = "profile \"" + config.scheduler_name + "\"";
-
-  auto find_set = [&](const std::string& point) -> const PluginSet* {
-    auto it = config.plugins.find(point);
-    return it == config.plugins.end() ? nullptr : &it->second;
-  };
-  const std::vector<PluginSetting> multipoint = merge_multipoint(find_set(kMultiPoint));
-
+  const std::vector<PluginSetting> multipoint = merge_multipoint(find_set(config, kMultiPoint));
   // Instantiate every plugin the profile names, in first-mention order.
-  std::map<std::string, Plugin*> instances;
-  std::set<std::string> not_modelled;
-  std::set<std::string> warned;
-  auto unknown = [&](const std::string& where, const std::string& name) {
-    std::string known;
-    for (const auto& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError(where + ": unknown plugin \"" + name + "\" (known: " + known + ")");
-  };
-  auto instantiate = [&](const std::string& name, const std::string& where, bool explicit_) {
-    if (!registry.has(name)) unknown(where, name);
-    if (instances.count(name) || not_modelled.count(name)) {
-      if (explicit_ && not_modelled.count(name) && warned.insert(name).second && warnings) {
-        warnings->push_back(who + ": plugin " + name +
-                            " is accepted but not modelled by orrery; it has no effect");
-      }
-      return;
-    }
-    PluginArgs args;
-    args.profile = config.scheduler_name;
-    args.deterministic = config.deterministic_ties;
-    args.handle = prof->handle.get();
-    auto a = config.plugin_args.find(name);
-    if (a != config.plugin_args.end()) {
-      args.args = a->second;
-    } else {
-      args.args = Ctx{where, YAML::Node(), "pluginConfig[" + name + "].args", 0};
-    }
-    std::unique_ptr<Plugin> p = registry.create(name, args);
-    if (!p) {
-      not_modelled.insert(name);
-      if (explicit_ && warned.insert(name).second && warnings) {
-        warnings->push_back(who + ": plugin " + name +
-                            " is accepted but not modelled by orrery; it has no effect");
-      }
-      return;
-    }
-    instances[name] = p.get();
-    prof->plugins.push_back(std::move(p));
-  };
-  const PluginSet* custom_mp = find_set(kMultiPoint);
-  auto is_custom_mp = [&](const std::string& name) {
-    if (!custom_mp) return false;
-    for (const auto& e : custom_mp->enabled)
-      if (e.name == name) return true;
-    return false;
-  };
-  for (const PluginSetting& s : multipoint) instantiate(s.name, s.where, is_custom_mp(s.name));
-  for (const std::string& point : extension_point_names()) {
-    if (const PluginSet* ps = find_set(point)) {
-      for (const PluginSetting& s : ps->enabled) instantiate(s.name, s.where, true);
-      for (const PluginSetting& s : ps->disabled)
-        if (s.name != "*" && !registry.has(s.name)) unknown(s.where, s.name);
-    }
-  }
-  if (custom_mp) {
-    for (const PluginSetting& s : custom_mp->disabled)
-      if (s.name != "*" && !registry.has(s.name)) unknown(s.where, s.name);
-  }
-  // pluginConfig: unknown names are errors; arguments of known plugins that are not enabled are
-  // still validated (as upstream validates every in-tree plugin's args).
-  for (const auto& [name, where] : config.plugin_args_where) {
-    if (!registry.has(name)) unknown(where, name);
-    if (!instances.count(name) && !not_modelled.count(name)) {
-      PluginArgs args{config.plugin_args.at(name), config.scheduler_name, config.deterministic_ties,
-                      prof->handle.get()};
-      registry.create(name, args);
-    } else if (not_modelled.count(name) && warned.insert(name).second && warnings) {
-      warnings->push_back(who + ": pluginConfig for " + name +
-                          " is accepted but not modelled by orrery; it has no effect");
-    }
-  }
-
+  PluginInstances instances(config, registry, *prof, warnings);
+  instantiate_plugins(instances, config, registry, multipoint);
   // Each extension point: its own enabled list plus the multiPoint expansion.
-  std::vector<std::string> score_names;  // parallel to prof->score
-  auto implements = [&](const std::string& name, uint32_t bit) {
-    return (instances.at(name)->extension_points() & bit) != 0;
-  };
-  for (const std::string& point : extension_point_names()) {
-    const uint32_t bit = point_bit(point);
-    if (bit == 0) continue;
-    const PluginSet* ps = find_set(point);
-    OrderedNames enabled;
-    std::set<std::string> disabled;
-    if (ps) {
-      for (const PluginSetting& s : ps->enabled) {
-        if (!instances.count(s.name)) continue;  // accepted but not modelled
-        if (!implements(s.name, bit)) {
-          throw InputError(s.where + ": plugin \"" + s.name + "\" does not extend " + point +
-                           " plugin");
-        }
-        if (enabled.has(s.name)) {
-          throw InputError(s.where + ": plugin \"" + s.name + "\" already registered as " + point +
-                           " plugin");
-        }
-        enabled.insert(s.name);
-      }
-      for (const PluginSetting& s : ps->disabled) disabled.insert(s.name);
-    }
-    OrderedNames final_list;
-    if (disabled.count("*")) {
-      final_list = enabled;
-    } else {
-      OrderedNames from_mp, overrides;
-      for (const PluginSetting& s : multipoint) {
-        if (!instances.count(s.name) || !implements(s.name, bit) || disabled.count(s.name)) {
-          continue;
-        }
-        if (enabled.has(s.name)) {
-          overrides.insert(s.name);
-          continue;
-        }
-        if (from_mp.has(s.name)) {
-          throw InputError(s.where + ": plugin \"" + s.name + "\" already registered as " + point +
-                           " plugin");
-        }
-        from_mp.insert(s.name);
-      }
-      for (const auto& n : enabled.list)
-        if (overrides.has(n)) final_list.insert(n);
-      for (const auto& n : from_mp.list) final_list.insert(n);
-      for (const auto& n : enabled.list) final_list.insert(n);
-    }
-    if (bit == kQueueSort) {
-      if (final_list.list.size() != 1) {
-        throw InputError(config.where +
-                         ": only one queue sort plugin required for profile with "
-                         "scheduler name \"" +
-                         config.scheduler_name + "\", but got " +
-                         std::to_string(final_list.list.size()));
-      }
-      prof->queue_sort = instances.at(final_list.list[0]);
-    } else if (bit == kScore) {
-      for (const auto& n : final_list.list) {
-        prof->score.push_back({instances.at(n), 0});
-        score_names.push_back(n);
-      }
-    } else {
-      std::vector<Plugin*>* list = point_list(*prof, bit);
-      for (const auto& n : final_list.list) list->push_back(instances.at(n));
-    }
-  }
-  if (prof->bind.empty()) {
-    throw InputError(config.where +
-                     ": at least one bind plugin is needed for profile with "
-                     "scheduler name \"" +
-                     config.scheduler_name + "\"");
-  }
-
-  // Score weights (upstream getScoreWeights): score.enabled first, then multiPoint; 0 means 1.
-  std::map<std::string, int64_t> weights;
-  auto take_weights = [&](const std::vector<PluginSetting>& list) {
-    for (const PluginSetting& s : list)
-      if (!weights.count(s.name)) weights[s.name] = s.weight == 0 ? 1 : s.weight;
-  };
-  if (const PluginSet* ps = find_set("score")) take_weights(ps->enabled);
-  take_weights(multipoint);
-  for (size_t i = 0; i < prof->score.size(); ++i)
-    prof->score[i].weight = weights.at(score_names[i]);
+  const std::vector<std::string> score_names =
+      assemble_points(*prof, instances, config, multipoint);
+  set_score_weights(*prof, config, multipoint, score_names);
   return prof;
 }
 
