@@ -378,89 +378,116 @@ bool PlanExecutor::handle(const ClusterEvent& e) {
 // `why` when it cannot.
 bool PlanExecutor::start_step(Running& r, size_t i, std::string* why) {
   const Step& s = r.plan.steps()[i];
-  ClusterState& st = backend_.state();
   r.state[i] = StepState::kStarted;
   r.since_us[i] = backend_.now_us();
-  auto advance = [&]() {
+  switch (s.kind) {
+    case StepKind::kBind: return start_bind(r, i, why);
+    case StepKind::kDelete: return start_delete(r, i);
+    case StepKind::kCreate: return start_create(r, i, why);
+    case StepKind::kWaitForCreate: return start_wait_for_create(r, i, why);
+    case StepKind::kWaitForRunning: return start_wait_for_running(r, i, why);
+  }
+  return true;
+}
+
+// A bind step: assumes and binds the pod (its plan reservation gives way to the assumption); done
+// at once when the pod is on the node already.
+bool PlanExecutor::start_bind(Running& r, size_t i, std::string* why) {
+  const Step& s = r.plan.steps()[i];
+  ClusterState& st = backend_.state();
+  if (reservations_ && r.reservation[i] != 0) {
+    reservations_->remove(r.reservation[i]);  // the assumption below counts it now
+    r.reservation[i] = 0;
+  }
+  const PodId id = resolve(r, s.pod);
+  if (id == kNoPod) {
+    *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
+    return false;
+  }
+  if (!st.node_alive(s.node)) {
+    *why = fmt::format("cannot {}: the node is gone", describe(r, s));
+    return false;
+  }
+  const NodeId at = st.pod_node(id);
+  if (at == s.node) {
     step_done(r, i);
     return true;
-  };
-  switch (s.kind) {
-    case StepKind::kBind: {
-      if (reservations_ && r.reservation[i] != 0) {
-        reservations_->remove(r.reservation[i]);  // the assumption below counts it now
-        r.reservation[i] = 0;
-      }
-      const PodId id = resolve(r, s.pod);
-      if (id == kNoPod) {
-        *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
-        return false;
-      }
-      if (!st.node_alive(s.node)) {
-        *why = fmt::format("cannot {}: the node is gone", describe(r, s));
-        return false;
-      }
-      const NodeId at = st.pod_node(id);
-      if (at == s.node) return advance();
-      if (at != kNoNode) {
-        *why = fmt::format("cannot {}: the pod is already on {}", describe(r, s), st.node(at).name);
-        return false;
-      }
-      const Resources& req = st.pod(id).spec->request;
-      if (!req.fits_in(st.free_of(s.node))) {
-        *why = fmt::format("cannot {}: the node has no room (needs {}, free {})", describe(r, s),
-                           req.to_string(), st.free_of(s.node).to_string());
-        return false;
-      }
-      st.assign(id, s.node);
-      backend_.bind(id, s.node);
-      return true;
-    }
-    case StepKind::kDelete: {
-      const PodId id = resolve(r, s.pod);
-      if (id == kNoPod) return advance();  // already gone: the step's goal holds
-      // A later step re-creating the pod under its name makes this a move: say so.
-      const Pod& victim = st.pod(id);
-      for (size_t j = i + 1; j < r.plan.steps().size(); ++j) {
-        const Step& c = r.plan.steps()[j];
-        if (c.kind == StepKind::kCreate && c.make && c.make->ns == victim.ns &&
-            c.make->name == victim.name) {
-          backend_.delete_for_recreation(id, *c.make, s.reason);
-          return true;
-        }
-      }
-      backend_.delete_pod(id, s.reason);
-      return true;
-    }
-    case StepKind::kCreate: try { backend_.create_pod(*s.make);
-      } catch (const InputError& err) {
-        *why = fmt::format("cannot {}: {}", describe(r, s), err.what());
-        return false;
-      }
-      return true;
-    case StepKind::kWaitForCreate: {
-      // Claimed ahead of time while the preceding delete was being verified?
-      const PodRef& slot = r.slots[static_cast<size_t>(s.slot)];
-      if (slot.serial != 0) {
-        if (resolve(r, slot) == kNoPod) {
-          *why = fmt::format("cannot {}: the new pod {} is gone", describe(r, s),
-                             describe_pod(r, slot));
-          return false;
-        }
-        return advance();
-      }
-      return true;
-    }
-    case StepKind::kWaitForRunning: {
-      const PodId id = resolve(r, s.pod);
-      if (id == kNoPod) {
-        *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
-        return false;
-      }
-      if (st.pod(id).phase == PodPhase::kRunning) return advance();
+  }
+  if (at != kNoNode) {
+    *why = fmt::format("cannot {}: the pod is already on {}", describe(r, s), st.node(at).name);
+    return false;
+  }
+  const Resources& req = st.pod(id).spec->request;
+  if (!req.fits_in(st.free_of(s.node))) {
+    *why = fmt::format("cannot {}: the node has no room (needs {}, free {})", describe(r, s),
+                       req.to_string(), st.free_of(s.node).to_string());
+    return false;
+  }
+  st.assign(id, s.node);
+  backend_.bind(id, s.node);
+  return true;
+}
+
+// A delete step: deletes the pod (for re-creation when a later step creates one of the same name);
+// done at once when the pod is gone already.
+bool PlanExecutor::start_delete(Running& r, size_t i) {
+  const Step& s = r.plan.steps()[i];
+  const PodId id = resolve(r, s.pod);
+  if (id == kNoPod) {  // already gone: the step's goal holds
+    step_done(r, i);
+    return true;
+  }
+  // A later step re-creating the pod under its name makes this a move: say so.
+  const Pod& victim = backend_.state().pod(id);
+  for (size_t j = i + 1; j < r.plan.steps().size(); ++j) {
+    const Step& c = r.plan.steps()[j];
+    if (c.kind == StepKind::kCreate && c.make && c.make->ns == victim.ns &&
+        c.make->name == victim.name) {
+      backend_.delete_for_recreation(id, *c.make, s.reason);
       return true;
     }
   }
+  backend_.delete_pod(id, s.reason);
+  return true;
+}
+
+// A create step: creates the pod; false when the backend refuses it.
+bool PlanExecutor::start_create(Running& r, size_t i, std::string* why) {
+  const Step& s = r.plan.steps()[i];
+  try {
+    backend_.create_pod(*s.make);
+  } catch (const InputError& err) {
+    *why = fmt::format("cannot {}: {}", describe(r, s), err.what());
+    return false;
+  }
+  return true;
+}
+
+// A wait-for-create step: done at once when its slot was claimed ahead of time (while the
+// preceding delete was being verified), unless that pod is gone again.
+bool PlanExecutor::start_wait_for_create(Running& r, size_t i, std::string* why) {
+  const Step& s = r.plan.steps()[i];
+  const PodRef& slot = r.slots[static_cast<size_t>(s.slot)];
+  if (slot.serial != 0) {
+    if (resolve(r, slot) == kNoPod) {
+      *why =
+          fmt::format("cannot {}: the new pod {} is gone", describe(r, s), describe_pod(r, slot));
+      return false;
+    }
+    step_done(r, i);
+  }
+  return true;
+}
+
+// A wait-for-running step: done at once when the pod runs already; false when it is gone.
+bool PlanExecutor::start_wait_for_running(Running& r, size_t i, std::string* why) {
+  const Step& s = r.plan.steps()[i];
+  const PodId id = resolve(r, s.pod);
+  if (id == kNoPod) {
+    *why = fmt::format("cannot {}: the pod is gone", describe(r, s));
+    return false;
+  }
+  if (backend_.state().pod(id).phase == PodPhase::kRunning) step_done(r, i);
   return true;
 }
 

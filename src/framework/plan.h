@@ -191,6 +191,12 @@ class PlanExecutor : public EventListener {
   void pump();
   // Runs the current step's action; false with `why` when it cannot.
   bool start_step(Running& r, size_t i, std::string* why);
+  // start_step() per step kind (plan.cc).
+  bool start_bind(Running& r, size_t i, std::string* why);
+  bool start_delete(Running& r, size_t i);
+  bool start_create(Running& r, size_t i, std::string* why);
+  bool start_wait_for_create(Running& r, size_t i, std::string* why);
+  bool start_wait_for_running(Running& r, size_t i, std::string* why);
   void step_done(Running& r, size_t i);
   void finish(uint64_t id, PlanStatus status, const std::string& reason);
   // Cancelled plan: keeps its re-creations of pods whose removal it started (see above).
