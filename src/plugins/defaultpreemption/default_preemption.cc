@@ -209,6 +209,97 @@ bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
   return true;
 }
 
+namespace {
+
+// PodEligibleToPreemptOthers' second test: the pod nominated a node where lower-priority pods are
+// still being deleted by an earlier preemption (`terminating`), and it is not now unresolvable.
+bool victim_terminating_on_nominated(const fw::CycleContext& cycle,
+                                     const fw::Rejections& rejections,
+                                     const std::unordered_set<uint64_t>& terminating) {
+  if (cycle.nominated_node == kNoNode) return false;
+  const ClusterState& st = cycle.state;
+  bool nominated_unresolvable = false;
+  for (const fw::Rejection& r : rejections.items())
+    if (r.node == cycle.nominated_node) nominated_unresolvable = r.unresolvable;
+  if (nominated_unresolvable) return false;
+  for (PodId p : st.pods_on(cycle.nominated_node)) {
+    if (st.pod(p).spec->priority < cycle.spec.priority && terminating.count(st.pod_serial(p))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The nodes where removing pods may help: the Unschedulable (resolvable) ones, ascending, once.
+std::vector<NodeId> potential_nodes(const fw::Rejections& rejections) {
+  std::vector<NodeId> potential;
+  for (const fw::Rejection& r : rejections.items())
+    if (!r.unresolvable) potential.push_back(r.node);
+  // Filters reject nodes in the order of a rotation over the ascending node list, so this is
+  // usually an ascending run rotated: put it in order without a full sort.
+  auto run_end = std::is_sorted_until(potential.begin(), potential.end());
+  if (run_end != potential.end()) {
+    if (std::is_sorted(run_end, potential.end()) && potential.back() < potential.front()) {
+      std::rotate(potential.begin(), run_end, potential.end());
+    } else {
+      std::sort(potential.begin(), potential.end());
+    }
+  }
+  potential.erase(std::unique(potential.begin(), potential.end()), potential.end());
+  return potential;
+}
+
+// Dry-runs preemption on the potential nodes in rotation from `offset` until `wanted` of them
+// yield victims (the candidates); counts the reasons of the others. Returns how many nodes got a
+// status (the nodes that were tried and are not candidates).
+size_t find_candidates(DefaultPreemption& preemption, const fw::CycleContext& cycle,
+                       fw::FrameworkHandle& handle, const std::vector<NodeId>& potential,
+                       size_t offset, size_t wanted, std::vector<Candidate>* candidates,
+                       std::map<std::string, int>* reason_counts) {
+  const ClusterState& st = cycle.state;
+  size_t statuses = 0;
+  std::vector<PodId> victims;
+  std::vector<std::string> reasons;
+  int violations = 0;
+  int no_victims = 0;  // nodes without lower-priority pods (the common case under overload)
+  for (size_t i = 0; i < potential.size(); ++i) {
+    const NodeId node = potential[(offset + i) % potential.size()];
+    if (!has_lower_priority_pod(st, node, cycle.spec.priority)) {
+      ++statuses;  // what select_victims_on_node says, without its what-if
+      ++no_victims;
+      continue;
+    }
+    if (preemption.select_victims_on_node(cycle, handle, node, &victims, &reasons, &violations)) {
+      candidates->push_back({node, victims, violations});
+      if (candidates->size() >= wanted) break;
+    } else {
+      ++statuses;
+      for (const std::string& r : reasons) (*reason_counts)[r]++;
+    }
+  }
+  if (no_victims > 0) (*reason_counts)[kNoVictims] += no_victims;
+  return statuses;
+}
+
+// Without a candidate: "0/N nodes are available: <count reason, ...sorted>.", where the nodes
+// without a status count as "Preemption is not helpful for scheduling".
+std::string no_candidate_message(size_t all_nodes, size_t statuses,
+                                 std::map<std::string, int>& reason_counts) {
+  if (all_nodes > statuses) {
+    reason_counts["Preemption is not helpful for scheduling"] +=
+        static_cast<int>(all_nodes - statuses);
+  }
+  std::vector<std::string> items;
+  for (const auto& [reason, count] : reason_counts)
+    items.push_back(std::to_string(count) + " " + reason);
+  std::sort(items.begin(), items.end());
+  std::string joined;
+  for (const auto& s : items) joined += (joined.empty() ? "" : ", ") + s;
+  return "0/" + std::to_string(all_nodes) + " nodes are available: " + joined + ".";
+}
+
+}  // namespace
+
 fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycle,
                                                     fw::FrameworkHandle& handle,
                                                     const fw::Rejections& rejections) {
@@ -224,36 +315,12 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
     result.filters_decide = true;
     return fail("not eligible due to preemptionPolicy=Never.");
   }
-  if (cycle.nominated_node != kNoNode) {
-    bool nominated_unresolvable = false;
-    for (const fw::Rejection& r : rejections.items())
-      if (r.node == cycle.nominated_node) nominated_unresolvable = r.unresolvable;
-    if (!nominated_unresolvable) {
-      for (PodId p : st.pods_on(cycle.nominated_node)) {
-        if (st.pod(p).spec->priority < cycle.spec.priority &&
-            terminating_.count(st.pod_serial(p))) {
-          return fail("not eligible due to a terminating pod on the nominated node.");
-        }
-      }
-    }
+  if (victim_terminating_on_nominated(cycle, rejections, terminating_)) {
+    return fail("not eligible due to a terminating pod on the nominated node.");
   }
 
-  // 2) Nodes where removing pods may help: the Unschedulable (resolvable) ones.
-  std::vector<NodeId> potential;
-  for (const fw::Rejection& r : rejections.items())
-    if (!r.unresolvable) potential.push_back(r.node);
-  // Filters reject nodes in the order of a rotation over the ascending node list, so this is
-  // usually an ascending run rotated: put it in order without a full sort.
-  auto run_end = std::is_sorted_until(potential.begin(), potential.end());
-  if (run_end != potential.end()) {
-    if (std::is_sorted(run_end, potential.end()) && potential.back() < potential.front()) {
-      std::rotate(potential.begin(), run_end, potential.end());
-    } else {
-      std::sort(potential.begin(), potential.end());
-    }
-  }
-  potential.erase(std::unique(potential.begin(), potential.end()), potential.end());
-
+  // 2) Nodes where removing pods may help, dry-run from a random offset.
+  const std::vector<NodeId> potential = potential_nodes(rejections);
   const size_t all_nodes = st.node_count();
   std::vector<Candidate> candidates;
   std::map<std::string, int> reason_counts;
@@ -261,42 +328,14 @@ fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycl
   if (!potential.empty()) {
     const size_t offset = deterministic_ ? 0 : cycle.rng.below(potential.size());
     const size_t wanted = num_candidates(potential.size());
-    std::vector<PodId> victims;
-    std::vector<std::string> reasons;
-    int violations = 0;
-    int no_victims = 0;  // nodes without lower-priority pods (the common case under overload)
-    for (size_t i = 0; i < potential.size(); ++i) {
-      const NodeId node = potential[(offset + i) % potential.size()];
-      if (!has_lower_priority_pod(st, node, cycle.spec.priority)) {
-        ++statuses;  // what select_victims_on_node says, without its what-if
-        ++no_victims;
-        continue;
-      }
-      if (select_victims_on_node(cycle, handle, node, &victims, &reasons, &violations)) {
-        candidates.push_back({node, victims, violations});
-        if (candidates.size() >= wanted) break;
-      } else {
-        ++statuses;
-        for (const std::string& r : reasons) reason_counts[r]++;
-      }
-    }
-    if (no_victims > 0) reason_counts[kNoVictims] += no_victims;
+    statuses = find_candidates(*this, cycle, handle, potential, offset, wanted, &candidates,
+                               &reason_counts);
   }
   if (candidates.empty()) {
     result.clear_nomination = true;
     // With no node where removing pods may help, only the filters' verdicts can change that.
     result.filters_decide = potential.empty();
-    if (all_nodes > statuses) {
-      reason_counts["Preemption is not helpful for scheduling"] +=
-          static_cast<int>(all_nodes - statuses);
-    }
-    std::vector<std::string> items;
-    for (const auto& [reason, count] : reason_counts)
-      items.push_back(std::to_string(count) + " " + reason);
-    std::sort(items.begin(), items.end());
-    std::string joined;
-    for (const auto& s : items) joined += (joined.empty() ? "" : ", ") + s;
-    return fail("0/" + std::to_string(all_nodes) + " nodes are available: " + joined + ".");
+    return fail(no_candidate_message(all_nodes, statuses, reason_counts));
   }
 
   // 3) The best candidate.
