@@ -362,43 +362,24 @@ fw::Status PodTopologySpread::pre_score(const fw::CycleContext& cycle,
   return fw::Status::ok();
 }
 
+// A soft constraint flattened for score(): its domains, its per-domain terms (non-hostname keys),
+// weight and maxSkew - 1.
+struct PodTopologySpread::ScoreView {
+  const uint8_t* has;
+  const uint32_t* domain;
+  const double* terms;  // non-hostname
+  double weight, offset;
+  bool hostname, by_owner;
+  const Constraint* c;
+};
+
 void PodTopologySpread::score(const fw::CycleContext& cycle, std::span<const NodeId> nodes,
                               int64_t* scores) {
-  // Per constraint, the term a node of each domain adds: count·weight + maxSkew - 1 (computed as
-  // upstream computes it per node, so the sums are bit-identical).
-  const size_t k = soft_.size();
-  soft_terms_.resize(k);
-  for (size_t i = 0; i < k; ++i) {
-    if (soft_[i].hostname) continue;
-    const auto& counts = soft_counts_[i];
-    soft_terms_[i].resize(counts.size());
-    for (size_t d = 0; d < counts.size(); ++d) {
-      soft_terms_[i][d] = static_cast<double>(std::max<int64_t>(counts[d], 0)) * soft_weight_[i] +
-                          static_cast<double>(soft_[i].max_skew - 1);
-    }
-  }
+  compute_soft_terms();
   // Flat per-constraint views in locals (the score writes could alias members).
-  struct View {
-    const uint8_t* has;
-    const uint32_t* domain;
-    const double* terms;  // non-hostname
-    double weight, offset;
-    bool hostname, by_owner;
-    const Constraint* c;
-  };
-  View views[16];
-  const size_t kv = std::min<size_t>(k, 16);
-  for (size_t i = 0; i < kv; ++i) {
-    const Constraint& c = soft_[i];
-    views[i] = {c.domains->has.data(),
-                c.domains->of_node.data(),
-                c.hostname ? nullptr : soft_terms_[i].data(),
-                soft_weight_[i],
-                static_cast<double>(c.max_skew - 1),
-                c.hostname,
-                c.by_owner,
-                &c};
-  }
+  const size_t k = soft_.size();
+  ScoreView views[kMaxScoreViews];
+  const size_t kv = fill_score_views(views);
   const uint8_t* ignored = ignored_.data();
   const int32_t* group_count = group_count_.data();
   // The system defaults (hostname, then one zonal key, by controller): a node without replicas
@@ -406,16 +387,7 @@ void PodTopologySpread::score(const fw::CycleContext& cycle, std::span<const Nod
   // summing in the same order as below (bit-identical).
   const bool defaults =
       k == 2 && views[0].hostname && views[0].by_owner && !views[1].hostname && views[1].by_owner;
-  if (defaults) {
-    const size_t domains = soft_counts_[1].size();
-    fast_.resize(2 * domains + 2);
-    for (size_t d = 0; d < domains; ++d) {
-      fast_[d] = round_half_up(0.0 + views[1].terms[d]);  // no hostname
-      fast_[domains + d] = round_half_up((0.0 + views[0].offset) + views[1].terms[d]);
-    }
-    fast_[2 * domains] = 0;                                         // neither label
-    fast_[2 * domains + 1] = round_half_up(0.0 + views[0].offset);  // hostname only
-  }
+  if (defaults) precompute_default_scores(views);
   for (size_t j = 0; j < nodes.size(); ++j) {
     if (ignored[j]) {
       scores[j] = 0;
@@ -430,16 +402,8 @@ void PodTopologySpread::score(const fw::CycleContext& cycle, std::span<const Nod
       continue;
     }
     double s = 0;
-    for (size_t i = 0; i < k; ++i) {
-      if (i >= kv) {  // more than 16 constraints: the general path
-        const Constraint& c = soft_[i];
-        if (!c.domains->has[id]) continue;
-        s += c.hostname ? static_cast<double>(count_on_node(cycle, c, id)) * soft_weight_[i] +
-                              static_cast<double>(c.max_skew - 1)
-                        : soft_terms_[i][c.domains->of_node[id]];
-        continue;
-      }
-      const View& v = views[i];
+    for (size_t i = 0; i < kv; ++i) {
+      const ScoreView& v = views[i];
       if (!v.has[id]) continue;
       if (v.hostname) {
         const int64_t cnt = v.by_owner ? group_count[id] : count_on_node(cycle, *v.c, id);
@@ -448,8 +412,69 @@ void PodTopologySpread::score(const fw::CycleContext& cycle, std::span<const Nod
         s += v.terms[v.domain[id]];
       }
     }
+    if (k > kv) s = add_unviewed_terms(cycle, id, kv, s);
     scores[j] = round_half_up(s);
   }
+}
+
+// Per constraint, the term a node of each domain adds: count·weight + maxSkew - 1 (computed as
+// upstream computes it per node, so the sums are bit-identical).
+void PodTopologySpread::compute_soft_terms() {
+  const size_t k = soft_.size();
+  soft_terms_.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    if (soft_[i].hostname) continue;
+    const auto& counts = soft_counts_[i];
+    soft_terms_[i].resize(counts.size());
+    for (size_t d = 0; d < counts.size(); ++d) {
+      soft_terms_[i][d] = static_cast<double>(std::max<int64_t>(counts[d], 0)) * soft_weight_[i] +
+                          static_cast<double>(soft_[i].max_skew - 1);
+    }
+  }
+}
+
+// Fills views with the first kMaxScoreViews soft constraints; returns how many it filled.
+size_t PodTopologySpread::fill_score_views(ScoreView* views) const {
+  const size_t kv = std::min<size_t>(soft_.size(), kMaxScoreViews);
+  for (size_t i = 0; i < kv; ++i) {
+    const Constraint& c = soft_[i];
+    views[i] = {c.domains->has.data(),
+                c.domains->of_node.data(),
+                c.hostname ? nullptr : soft_terms_[i].data(),
+                soft_weight_[i],
+                static_cast<double>(c.max_skew - 1),
+                c.hostname,
+                c.by_owner,
+                &c};
+  }
+  return kv;
+}
+
+// The system defaults: fast_ gets the score of a replica-free node per zone, with and without the
+// hostname label, then without the zone label (neither label, hostname only).
+void PodTopologySpread::precompute_default_scores(const ScoreView* views) {
+  const size_t domains = soft_counts_[1].size();
+  fast_.resize(2 * domains + 2);
+  for (size_t d = 0; d < domains; ++d) {
+    fast_[d] = round_half_up(0.0 + views[1].terms[d]);  // no hostname
+    fast_[domains + d] = round_half_up((0.0 + views[0].offset) + views[1].terms[d]);
+  }
+  fast_[2 * domains] = 0;                                         // neither label
+  fast_[2 * domains + 1] = round_half_up(0.0 + views[0].offset);  // hostname only
+}
+
+// More than kMaxScoreViews constraints: adds to s, in order, the terms of node id for the
+// constraints from `from` on (the general path, without views).
+double PodTopologySpread::add_unviewed_terms(const fw::CycleContext& cycle, NodeId id, size_t from,
+                                             double s) const {
+  for (size_t i = from; i < soft_.size(); ++i) {
+    const Constraint& c = soft_[i];
+    if (!c.domains->has[id]) continue;
+    s += c.hostname ? static_cast<double>(count_on_node(cycle, c, id)) * soft_weight_[i] +
+                          static_cast<double>(c.max_skew - 1)
+                    : soft_terms_[i][c.domains->of_node[id]];
+  }
+  return s;
 }
 
 void PodTopologySpread::normalize(const fw::CycleContext&, std::span<const NodeId> nodes,

@@ -95,6 +95,13 @@ class PodTopologySpread : public fw::Plugin {
   bool included(const fw::CycleContext& cycle, const Constraint& c, NodeId id) const;
   void update_with_pod(const fw::CycleContext& cycle, PodId other, NodeId node, int64_t delta);
   void refresh_min(size_t i);
+  // The steps of score() (pod_topology_spread.cc).
+  struct ScoreView;
+  static constexpr size_t kMaxScoreViews = 16;
+  void compute_soft_terms();
+  size_t fill_score_views(ScoreView* views) const;
+  void precompute_default_scores(const ScoreView* views);
+  double add_unviewed_terms(const fw::CycleContext& cycle, NodeId id, size_t from, double s) const;
 
   PodTopologySpreadArgs args_;
   std::vector<TopologySpreadConstraint> defaults_;
