@@ -13,18 +13,20 @@
 #include "io/k8s_objects.h"
 #include "io/limits.h"
 #include "io/pod_fields.h"
+#include "sim/scenario_parse.h"
 #include "util/suggest.h"
 
 namespace orrery::sim {
-namespace {
 
 using yaml::Ctx;
 
 using yaml::check_keys;
 
-// A count field: an integer in [min, max]; `max` is a limit of docs/scenarios.md (Limits) when
-// `limit_unit` is given, else the range of the field's type.
-int64_t bounded_count(const Ctx& c, int64_t min, int64_t max, const std::string& limit_unit = "") {
+using namespace scenario_parse;  // the readers shared with scenario_workloads.cc
+
+namespace scenario_parse {
+
+int64_t bounded_count(const Ctx& c, int64_t min, int64_t max, const std::string& limit_unit) {
   const int64_t v = c.i64();
   if (v < min)
     c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
@@ -38,11 +40,9 @@ int64_t bounded_count(const Ctx& c, int64_t min, int64_t max, const std::string&
 
 constexpr int64_t kInt32Max = 2147483647;
 
-// A count held in 32 bits.
 int32_t int32_count(const Ctx& c, int64_t min) {
   return static_cast<int32_t>(bounded_count(c, min, kInt32Max));
 }
-// A count of `unit` held in 32 bits: at most `limit` (an input limit) when that is lower.
 int32_t limited_count(const Ctx& c, int64_t min, int64_t limit, const std::string& unit) {
   if (limit < kInt32Max) return static_cast<int32_t>(bounded_count(c, min, limit, unit));
   return int32_count(c, min);
@@ -57,13 +57,6 @@ std::string resolve(const std::string& base_dir, const std::string& file) {
   fs::path p = fs::path(base_dir) / file;
   if (fs::exists(p) || !fs::exists(file)) return p.lexically_normal().string();
   return file;  // relative to the working directory
-}
-
-int64_t positive_int(const Ctx& c, int64_t min = 1) {
-  const int64_t v = c.i64();
-  if (v < min)
-    c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
-  return v;
 }
 
 // ---------------------------------------------------------------- pod templates
@@ -84,6 +77,17 @@ const std::vector<std::string> kTemplateKeys = {"template",
                                                 "namespace",
                                                 "usage",
                                                 "work"};
+
+}  // namespace scenario_parse
+
+namespace {
+
+int64_t positive_int(const Ctx& c, int64_t min = 1) {
+  const int64_t v = c.i64();
+  if (v < min)
+    c.fail("expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
+  return v;
+}
 
 uint64_t parse_constraint_list(const Ctx& c) {
   uint64_t bits = 0;
@@ -109,8 +113,6 @@ ExecTemplate parse_exec(const Ctx& c) {
   return x;
 }
 
-// The pod part of a workload: either `template:` (a Kubernetes PodTemplateSpec) or the shorthand
-// fields, which are translated into one and parsed by the object loader.
 // The shorthand `requests:` / `limits:` name container resources (io/k8s_names.h).
 void check_container_resource_names(const Ctx& list) {
   if (!list.defined()) return;
@@ -120,6 +122,10 @@ void check_container_resource_names(const Ctx& list) {
     if (!bad.empty()) list.child(name).fail(bad + did_you_mean(name, well_known_resource_names()));
   }
 }
+
+}  // namespace
+
+namespace scenario_parse {
 
 PodTemplate parse_pod_template(const Ctx& c, std::vector<std::string>* warnings) {
   PodTemplate t;
@@ -173,6 +179,10 @@ void read_map_resources(const Ctx& c, Resources* out) {
     (*out)[id] = parse_resource_quantity(id, c.child(k).str(), c.child(k).where());
   }
 }
+
+}  // namespace scenario_parse
+
+namespace {
 
 Taint parse_taint(const Ctx& c) {
   check_keys(c, {"key", "value", "effect"});
@@ -244,294 +254,7 @@ NodeGroup parse_node_group(const Ctx& c) {
   return g;
 }
 
-// ---------------------------------------------------------------- workloads
-
-HpaSpec parse_hpa(const Ctx& c) {
-  check_keys(c, {"minReplicas", "maxReplicas", "target", "tolerance", "syncPeriod", "behavior",
-                 "metric", "metricPeriod", "metricNoise", "metricWindow"});
-  HpaSpec h;
-  h.min_replicas = c.has("minReplicas") ? pod_count(c.child("minReplicas"), 0) : 1;
-  if (!c.has("maxReplicas")) c.fail("hpa needs maxReplicas");
-  h.max_replicas = pod_count(c.child("maxReplicas"), 1);
-  if (h.max_replicas < h.min_replicas)
-    c.child("maxReplicas").fail("expected maxReplicas >= minReplicas");
-  h.target = c.f64_or("target", 1.0);
-  if (h.target <= 0) c.child("target").fail("expected a positive target");
-  h.tolerance = c.f64_or("tolerance", 0.1);
-  if (h.tolerance < 0) c.child("tolerance").fail("expected a non-negative tolerance");
-  if (c.has("syncPeriod")) h.sync_period = parse_duration(c.child("syncPeriod"));
-  if (h.sync_period <= 0) c.child("syncPeriod").fail("expected a positive period");
-  if (c.has("metric")) {
-    const std::string m = c.child("metric").str();
-    if (m == "demand") {
-      h.metric = HpaSpec::Metric::kDemand;
-    } else if (m == "podRate") {
-      h.metric = HpaSpec::Metric::kPodRate;
-    } else {
-      c.child("metric").fail("expected demand or podRate");
-    }
-  }
-  for (const char* k : {"metricPeriod", "metricNoise", "metricWindow"})
-    if (c.has(k) && h.metric != HpaSpec::Metric::kPodRate)
-      c.child(k).fail("only with metric: podRate");
-  if (c.has("metricPeriod")) h.metric_period = parse_duration(c.child("metricPeriod"));
-  if (h.metric_period <= 0) c.child("metricPeriod").fail("expected a positive period");
-  h.metric_noise = c.f64_or("metricNoise", 0.0);
-  if (h.metric_noise < 0 || h.metric_noise > 5)
-    c.child("metricNoise").fail("expected a log-scale noise between 0 and 5");
-  if (c.has("metricWindow")) h.metric_window = parse_duration(c.child("metricWindow"));
-  if (h.metric_window < 0 || h.metric_window > 3600 * kSecond)
-    c.child("metricWindow").fail("expected a window between 0s and 1h");
-  Ctx b = c.child("behavior");
-  if (b.defined()) {
-    check_keys(b, {"scaleUp", "scaleDown"});
-    for (const char* dir : {"scaleUp", "scaleDown"}) {
-      Ctx r = b.child(dir);
-      if (!r.defined()) continue;
-      check_keys(r, {"stabilizationWindowSeconds", "selectPolicy", "policies"});
-      ScalingRules& rules = std::string(dir) == "scaleUp" ? h.up : h.down;
-      if (r.has("stabilizationWindowSeconds")) {
-        rules.stabilization = int32_count(r.child("stabilizationWindowSeconds"), 0) * kSecond;
-      }
-      if (r.has("selectPolicy")) {
-        const std::string s = r.child("selectPolicy").str();
-        if (s == "Max") {
-          rules.select = ScalingRules::Select::kMax;
-        } else if (s == "Min") {
-          rules.select = ScalingRules::Select::kMin;
-        } else if (s == "Disabled") {
-          rules.select = ScalingRules::Select::kDisabled;
-        } else {
-          r.child("selectPolicy").fail("expected Max, Min or Disabled");
-        }
-      }
-      Ctx ps = r.child("policies");
-      if (ps.defined()) {
-        ps.expect_seq();
-        rules.policies.clear();
-        for (size_t i = 0; i < ps.size(); ++i) {
-          Ctx p = ps.item(i);
-          check_keys(p, {"type", "value", "periodSeconds"});
-          ScalingPolicy pol;
-          const std::string type = p.child("type").str();
-          if (type == "Pods") {
-            pol.type = ScalingPolicy::Type::kPods;
-          } else if (type == "Percent") {
-            pol.type = ScalingPolicy::Type::kPercent;
-          } else {
-            p.child("type").fail("expected Pods or Percent");
-          }
-          pol.value = int32_count(p.child("value"), 1);
-          pol.period = int32_count(p.child("periodSeconds"), 1) * kSecond;
-          rules.policies.push_back(pol);
-        }
-      }
-    }
-  }
-  return h;
-}
-
-DeploymentDef parse_deployment(const Ctx& c, std::vector<std::string>* warnings) {
-  std::vector<std::string> keys(kTemplateKeys);
-  for (const char* k : {"name", "replicas", "hpa", "demand", "scaleDownOrder"}) keys.push_back(k);
-  check_keys(c, keys);
-  DeploymentDef d;
-  d.where = c.where();
-  if (!c.has("name")) c.fail("deployment without a name");
-  d.name = c.child("name").str();
-  d.replicas = c.has("replicas") ? pod_count(c.child("replicas"), 0) : 1;
-  d.tmpl = parse_pod_template(c, warnings);
-  if (c.has("hpa")) d.hpa = parse_hpa(c.child("hpa"));
-  if (c.has("scaleDownOrder")) {
-    const std::string o = c.child("scaleDownOrder").str();
-    if (o == "logarithmic")
-      d.scale_down_order = ScaleDownOrder::kLogarithmic;
-    else if (o != "exact")
-      c.child("scaleDownOrder").fail("expected exact or logarithmic, got \"" + o + "\"");
-  }
-  Ctx dem = c.child("demand");
-  if (dem.defined()) {
-    dem.expect_seq();
-    Time last = -1;
-    for (size_t i = 0; i < dem.size(); ++i) {
-      Ctx s = dem.item(i);
-      check_keys(s, {"at", "load"});
-      const Time at = parse_duration(s.child("at"));
-      if (at < last) s.child("at").fail("demand steps must be in time order");
-      last = at;
-      const double load = s.child("load").f64();
-      if (load < 0) s.child("load").fail("expected a non-negative load");
-      d.demand.set(at, load);
-    }
-    if (!d.hpa) dem.fail("a demand signal needs an hpa to turn it into replicas");
-  }
-  return d;
-}
-
-JobSpec parse_job_body(const Ctx& c, const std::string& name, std::vector<std::string>* warnings) {
-  JobSpec j;
-  j.name = name;
-  if (c.has("completions")) j.completions = pod_count(c.child("completions"), 1);
-  j.parallelism = c.has("parallelism") ? int32_count(c.child("parallelism"), 1) : j.completions;
-  if (c.has("backoffLimit")) j.backoff_limit = int32_count(c.child("backoffLimit"), 0);
-  j.tmpl = parse_pod_template(c, warnings);
-  if (!j.tmpl.exec.work) c.fail("a job needs work (how long each pod runs at full speed)");
-  return j;
-}
-
-void check_job_keys(const Ctx& c, std::initializer_list<const char*> extra) {
-  std::vector<std::string> keys(kTemplateKeys);
-  keys.insert(keys.end(), extra.begin(), extra.end());
-  check_keys(c, keys);
-}
-
-JobDef parse_job(const Ctx& c, std::vector<std::string>* warnings) {
-  check_job_keys(c, {"name", "at", "completions", "parallelism", "backoffLimit"});
-  if (!c.has("name")) c.fail("job without a name");
-  JobDef d;
-  d.where = c.where();
-  d.spec = parse_job_body(c, c.child("name").str(), warnings);
-  if (c.has("at")) d.at = parse_duration(c.child("at"));
-  return d;
-}
-
-ArrivalDef parse_arrivals(const Ctx& c, std::vector<std::string>* warnings) {
-  check_keys(c, {"name", "process", "rate", "interval", "start", "stop", "count", "job"});
-  ArrivalDef a;
-  a.where = c.where();
-  if (!c.has("name")) c.fail("arrivals without a name");
-  a.name = c.child("name").str();
-  const std::string process = c.str_or("process", c.has("interval") ? "interval" : "poisson");
-  if (process == "poisson" || process == "constant") {
-    if (!c.has("rate")) c.fail("process \"" + process + "\" needs rate (arrivals per second)");
-    const double rate = c.child("rate").f64();
-    if (rate <= 0) c.child("rate").fail("expected a positive rate");
-    a.interval = process == "poisson" ? Dist::exponential(1e6 / rate) : Dist::constant(1e6 / rate);
-  } else if (process == "interval") {
-    if (!c.has("interval")) c.fail("process \"interval\" needs interval (a duration distribution)");
-    a.interval = parse_duration_dist(c.child("interval"));
-  } else {
-    c.child("process").fail("expected poisson, constant or interval");
-  }
-  if (c.has("start")) a.start = parse_duration(c.child("start"));
-  if (c.has("stop")) a.stop = parse_duration(c.child("stop"));
-  if (c.has("count")) a.count = bounded_count(c.child("count"), 1, input_limits().pods, "jobs");
-  Ctx job = c.child("job");
-  if (!job.defined()) c.fail("arrivals need a job template (job: {...})");
-  check_job_keys(job, {"completions", "parallelism", "backoffLimit"});
-  a.job = parse_job_body(job, a.name, warnings);
-  return a;
-}
-
-TraceDef parse_trace_workload(const Ctx& c, const std::string& base_dir,
-                              std::vector<std::string>* warnings) {
-  std::vector<std::string> keys(kTemplateKeys);
-  for (const char* k : {"file", "name", "offset"}) keys.push_back(k);
-  check_keys(c, keys);
-  TraceDef t;
-  t.where = c.where();
-  if (!c.has("file")) c.fail("trace needs file");
-  t.file = resolve(base_dir, c.child("file").str());
-  t.prefix = c.str_or("name", "");
-  if (c.has("offset")) t.offset = parse_duration(c.child("offset"));
-  if (c.has("work")) c.child("work").fail("a trace gives each task's work itself");
-  t.tmpl = parse_pod_template(c, warnings);
-  if (!std::filesystem::is_regular_file(t.file)) {
-    c.child("file").fail("no such trace file: " + t.file);
-  }
-  t.trace = std::make_shared<Trace>(read_trace(t.file));
-  return t;
-}
-
-DemandCycleSpec::Stalls parse_stalls(const Ctx& c) {
-  check_keys(c, {"after", "every", "minLength", "maxLength", "depth"});
-  DemandCycleSpec::Stalls st;
-  if (!c.has("every")) c.fail("stalls needs every (the mean time between episodes)");
-  st.every = parse_duration(c.child("every"));
-  if (st.every <= 0) c.child("every").fail("expected a positive duration");
-  if (c.has("after")) st.after = parse_duration(c.child("after"));
-  if (st.after < 0) c.child("after").fail("expected a non-negative duration");
-  if (!c.has("maxLength")) c.fail("stalls needs maxLength");
-  st.max_length = parse_duration(c.child("maxLength"));
-  st.min_length = c.has("minLength") ? parse_duration(c.child("minLength")) : st.max_length;
-  if (st.min_length <= 0) c.child("minLength").fail("expected a positive duration");
-  if (st.max_length < st.min_length) c.child("maxLength").fail("expected maxLength >= minLength");
-  st.depth = c.f64_or("depth", 0.0);
-  if (!(st.depth >= 0 && st.depth <= 1))
-    c.child("depth").fail("expected the load's factor during a stall, between 0 and 1");
-  return st;
-}
-
-DemandCyclesDef parse_demand_cycles(const Ctx& c) {
-  check_keys(c, {"deployments", "cycles", "period", "start", "mean", "sd", "basis", "count",
-                 "round", "draw", "sizes", "stop", "stalls"});
-  DemandCyclesDef d;
-  d.where = c.where();
-  if (!c.has("deployments")) c.fail("demand_cycles needs deployments");
-  d.deployments = c.child("deployments").str_list();
-  if (d.deployments.empty()) c.child("deployments").fail("expected at least one deployment");
-  if (c.has("cycles")) d.spec.cycles = int32_count(c.child("cycles"), 1);
-  if (c.has("period")) d.spec.period = parse_duration(c.child("period"));
-  if (d.spec.period <= 0) c.child("period").fail("expected a positive period");
-  if (c.has("start")) d.spec.start = parse_duration(c.child("start"));
-  if (!c.has("mean")) c.fail("demand_cycles needs mean (fraction of the basis resources)");
-  d.spec.mean = c.child("mean").f64();
-  d.spec.sd = c.f64_or("sd", 0.0);
-  if (d.spec.sd < 0) c.child("sd").fail("expected sd >= 0");
-  if (c.has("round")) d.spec.round = c.child("round").boolean();
-  if (c.has("count")) {
-    const std::string n = c.child("count").str();
-    if (n == "max") {
-      d.spec.count = DemandCycleSpec::Count::kMax;
-    } else if (n == "min") {
-      d.spec.count = DemandCycleSpec::Count::kMin;
-    } else {
-      c.child("count").fail("expected max or min");
-    }
-  }
-  if (c.has("stop")) d.spec.stop = c.child("stop").boolean();
-  if (c.has("draw")) {
-    const std::string v = c.child("draw").str();
-    if (v == "shared") {
-      d.spec.draw = DemandCycleSpec::Draw::kShared;
-    } else if (v == "per-service") {
-      d.spec.draw = DemandCycleSpec::Draw::kPerService;
-    } else {
-      c.child("draw").fail("expected shared or per-service");
-    }
-  }
-  if (c.has("sizes")) {
-    const Ctx sz = c.child("sizes");
-    if (d.spec.draw != DemandCycleSpec::Draw::kPerService)
-      sz.fail("sizes only apply with draw: per-service");
-    sz.expect_map();
-    for (const std::string& name : sz.keys()) {
-      if (std::find(d.deployments.begin(), d.deployments.end(), name) == d.deployments.end())
-        sz.child(name).fail("\"" + name + "\" is not one of this demand_cycles' deployments");
-      check_keys(sz.child(name), {"cpu", "memory"});
-      read_map_resources(sz.child(name), &d.sizes[name]);
-    }
-  }
-  if (c.has("stalls")) d.spec.stalls = parse_stalls(c.child("stalls"));
-  Ctx basis = c.child("basis");
-  if (basis.defined()) {
-    if (basis.node.IsScalar()) {
-      const std::string b = basis.str();
-      if (b == "edge") {
-        d.basis = DemandCyclesDef::Basis::kEdge;
-      } else if (b == "all") {
-        d.basis = DemandCyclesDef::Basis::kAll;
-      } else {
-        basis.fail("expected edge, all or {cpu: ..., memory: ...}");
-      }
-    } else {
-      check_keys(basis, {"cpu", "memory"});
-      d.basis = DemandCyclesDef::Basis::kExplicit;
-      read_map_resources(basis, &d.spec.basis);
-    }
-  }
-  return d;
-}
+// ------------------------ node events, lifecycle, schedulers (workloads: scenario_workloads.cc)
 
 NodeEventDef parse_event(const Ctx& c) {
   c.expect_map();
@@ -687,6 +410,135 @@ Time known_horizon(const Scenario& s) {
   return end;
 }
 
+// scheduler: or schedulers: (one of them) and policies: (per-policy settings) into `s`.
+void parse_schedulers(const Ctx& root, const std::string& base_dir, Scenario* s) {
+  if (root.has("scheduler") && root.has("schedulers")) {
+    root.child("schedulers").fail("give scheduler or schedulers, not both");
+  }
+  if (root.has("scheduler")) {
+    s->schedulers = {parse_scheduler(root.child("scheduler"), base_dir)};
+  } else if (root.has("schedulers")) {
+    Ctx l = root.child("schedulers");
+    l.expect_seq();
+    if (l.size() == 0) l.fail("expected at least one scheduler");
+    s->schedulers.clear();
+    for (size_t i = 0; i < l.size(); ++i)
+      s->schedulers.push_back(parse_scheduler(l.item(i), base_dir));
+  }
+  Ctx pols = root.child("policies");
+  if (pols.defined()) {
+    pols.expect_map();
+    for (const std::string& name : pols.keys()) {
+      Ctx p = pols.child(name);
+      check_keys(p, {"config", "args"});
+      SchedulerDef d;
+      d.policy = name;
+      d.where = p.where();
+      if (p.has("config")) d.config = resolve(base_dir, p.child("config").str());
+      d.args = p.child("args");
+      s->policy_settings[name] = d;
+    }
+  }
+}
+
+// cluster: (node groups and/or a snapshot) into `s`; checks the limits and the node names.
+void parse_cluster(const Ctx& root, const std::string& base_dir, Scenario* s) {
+  Ctx cluster = root.child("cluster");
+  if (!cluster.defined()) root.fail("missing cluster (node groups or a snapshot)");
+  check_keys(cluster, {"nodes", "snapshot"});
+  Ctx groups = cluster.child("nodes");
+  if (groups.defined()) {
+    groups.expect_seq();
+    for (size_t i = 0; i < groups.size(); ++i)
+      s->node_groups.push_back(parse_node_group(groups.item(i)));
+  }
+  if (cluster.has("snapshot")) {
+    K8sObjects objs = load_k8s_objects(resolve(base_dir, cluster.child("snapshot").str()));
+    s->snapshot_nodes = std::move(objs.nodes);
+    s->snapshot_pods = std::move(objs.pods);
+  }
+  if (s->node_groups.empty() && s->snapshot_nodes.empty()) {
+    cluster.fail("the cluster has no nodes");
+  }
+  // Before the node names below are made, one string per node.
+  check_scenario_limits(*s, 0);
+  std::set<std::string> names;
+  for (const NodeGroup& g : s->node_groups) {
+    for (const std::string& n : g.node_names()) {
+      if (!names.insert(n).second) {
+        throw InputError(g.where + ": duplicate node name \"" + n + "\"");
+      }
+    }
+  }
+}
+
+// workloads: (deployments, jobs, arrivals, traces, demand_cycles) into `s`, in file order.
+void parse_workloads(const Ctx& root, const std::string& base_dir, Scenario* s) {
+  Ctx wl = root.child("workloads");
+  if (!wl.defined()) return;
+  wl.expect_seq();
+  for (size_t i = 0; i < wl.size(); ++i) {
+    Ctx item = wl.item(i);
+    item.expect_map();
+    const std::vector<std::string> keys = item.keys();
+    if (keys.size() != 1) {
+      item.fail("expected one of deployment, job, arrivals, trace, demand_cycles");
+    }
+    const std::string& kind = keys[0];
+    Ctx body = item.child(kind);
+    if (kind == "deployment") {
+      s->deployments.push_back(parse_deployment(body, &s->warnings));
+    } else if (kind == "job") {
+      s->jobs.push_back(parse_job(body, &s->warnings));
+    } else if (kind == "arrivals") {
+      s->arrivals.push_back(parse_arrivals(body, &s->warnings));
+    } else if (kind == "trace") {
+      s->traces.push_back(parse_trace_workload(body, base_dir, &s->warnings));
+    } else if (kind == "demand_cycles") {
+      s->demand_cycles.push_back(parse_demand_cycles(body));
+    } else {
+      item.child(kind).fail(
+          "unknown workload \"" + kind + "\"" +
+          did_you_mean(kind, {"deployment", "job", "arrivals", "trace", "demand_cycles"}) +
+          "; expected deployment, job, arrivals, trace or demand_cycles");
+    }
+  }
+}
+
+// Deployment names are unique, and each deployment a demand_cycles names exists, has an hpa, no
+// demand list and no other demand_cycles.
+void check_workload_names(const Scenario& s) {
+  std::set<std::string> dep_names;
+  for (const DeploymentDef& d : s.deployments) {
+    if (!dep_names.insert(d.name).second) {
+      throw InputError(d.where + ": duplicate deployment \"" + d.name + "\"");
+    }
+  }
+  std::map<std::string, std::string> driven_by;  // deployment -> where its demand_cycles are
+  for (const DemandCyclesDef& dc : s.demand_cycles) {
+    for (const std::string& n : dc.deployments) {
+      if (auto [prev, fresh] = driven_by.emplace(n, dc.where); !fresh) {
+        throw InputError(dc.where + ": deployments: \"" + n + "\" is already driven by " +
+                         (prev->second == dc.where ? "this demand_cycles (listed twice)"
+                                                   : "the demand_cycles at " + prev->second));
+      }
+      auto it = std::find_if(s.deployments.begin(), s.deployments.end(),
+                             [&](const DeploymentDef& d) { return d.name == n; });
+      if (it == s.deployments.end()) {
+        throw InputError(dc.where + ": deployments: no deployment named \"" + n + "\"");
+      }
+      if (!it->hpa) {
+        throw InputError(it->where + ": deployment \"" + n +
+                         "\" is driven by demand_cycles and needs an hpa");
+      }
+      if (!it->demand.empty()) {
+        throw InputError(it->where + ": deployment \"" + n +
+                         "\" has both a demand list and demand_cycles");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void check_scenario_limits(const Scenario& s, Time duration) {
@@ -751,33 +603,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     s.duration = parse_duration(root.child("duration"));
     if (s.duration <= 0) root.child("duration").fail("expected a positive duration");
   }
-  if (root.has("scheduler") && root.has("schedulers")) {
-    root.child("schedulers").fail("give scheduler or schedulers, not both");
-  }
-  if (root.has("scheduler")) {
-    s.schedulers = {parse_scheduler(root.child("scheduler"), base_dir)};
-  } else if (root.has("schedulers")) {
-    Ctx l = root.child("schedulers");
-    l.expect_seq();
-    if (l.size() == 0) l.fail("expected at least one scheduler");
-    s.schedulers.clear();
-    for (size_t i = 0; i < l.size(); ++i)
-      s.schedulers.push_back(parse_scheduler(l.item(i), base_dir));
-  }
-  Ctx pols = root.child("policies");
-  if (pols.defined()) {
-    pols.expect_map();
-    for (const std::string& name : pols.keys()) {
-      Ctx p = pols.child(name);
-      check_keys(p, {"config", "args"});
-      SchedulerDef d;
-      d.policy = name;
-      d.where = p.where();
-      if (p.has("config")) d.config = resolve(base_dir, p.child("config").str());
-      d.args = p.child("args");
-      s.policy_settings[name] = d;
-    }
-  }
+  parse_schedulers(root, base_dir, &s);
   s.lifecycle = parse_lifecycle(root.child("lifecycle"));
   Ctx metrics = root.child("metrics");
   if (metrics.defined()) {
@@ -789,93 +615,9 @@ Scenario parse_scenario(const std::string& text, const std::string& source,
     }
   }
 
-  // Cluster.
-  Ctx cluster = root.child("cluster");
-  if (!cluster.defined()) root.fail("missing cluster (node groups or a snapshot)");
-  check_keys(cluster, {"nodes", "snapshot"});
-  Ctx groups = cluster.child("nodes");
-  if (groups.defined()) {
-    groups.expect_seq();
-    for (size_t i = 0; i < groups.size(); ++i)
-      s.node_groups.push_back(parse_node_group(groups.item(i)));
-  }
-  if (cluster.has("snapshot")) {
-    K8sObjects objs = load_k8s_objects(resolve(base_dir, cluster.child("snapshot").str()));
-    s.snapshot_nodes = std::move(objs.nodes);
-    s.snapshot_pods = std::move(objs.pods);
-  }
-  if (s.node_groups.empty() && s.snapshot_nodes.empty()) cluster.fail("the cluster has no nodes");
-  // Before the node names below are made, one string per node.
-  check_scenario_limits(s, 0);
-  std::set<std::string> names;
-  for (const NodeGroup& g : s.node_groups) {
-    for (const std::string& n : g.node_names()) {
-      if (!names.insert(n).second) {
-        throw InputError(g.where + ": duplicate node name \"" + n + "\"");
-      }
-    }
-  }
-
-  // Workloads.
-  Ctx wl = root.child("workloads");
-  if (wl.defined()) {
-    wl.expect_seq();
-    for (size_t i = 0; i < wl.size(); ++i) {
-      Ctx item = wl.item(i);
-      item.expect_map();
-      const std::vector<std::string> keys = item.keys();
-      if (keys.size() != 1) {
-        item.fail("expected one of deployment, job, arrivals, trace, demand_cycles");
-      }
-      const std::string& kind = keys[0];
-      Ctx body = item.child(kind);
-      if (kind == "deployment") {
-        s.deployments.push_back(parse_deployment(body, &s.warnings));
-      } else if (kind == "job") {
-        s.jobs.push_back(parse_job(body, &s.warnings));
-      } else if (kind == "arrivals") {
-        s.arrivals.push_back(parse_arrivals(body, &s.warnings));
-      } else if (kind == "trace") {
-        s.traces.push_back(parse_trace_workload(body, base_dir, &s.warnings));
-      } else if (kind == "demand_cycles") {
-        s.demand_cycles.push_back(parse_demand_cycles(body));
-      } else {
-        item.child(kind).fail(
-            "unknown workload \"" + kind + "\"" +
-            did_you_mean(kind, {"deployment", "job", "arrivals", "trace", "demand_cycles"}) +
-            "; expected deployment, job, arrivals, trace or demand_cycles");
-      }
-    }
-  }
-  std::set<std::string> dep_names;
-  for (const DeploymentDef& d : s.deployments) {
-    if (!dep_names.insert(d.name).second) {
-      throw InputError(d.where + ": duplicate deployment \"" + d.name + "\"");
-    }
-  }
-  std::map<std::string, std::string> driven_by;  // deployment -> where its demand_cycles are
-  for (const DemandCyclesDef& dc : s.demand_cycles) {
-    for (const std::string& n : dc.deployments) {
-      if (auto [prev, fresh] = driven_by.emplace(n, dc.where); !fresh) {
-        throw InputError(dc.where + ": deployments: \"" + n + "\" is already driven by " +
-                         (prev->second == dc.where ? "this demand_cycles (listed twice)"
-                                                   : "the demand_cycles at " + prev->second));
-      }
-      auto it = std::find_if(s.deployments.begin(), s.deployments.end(),
-                             [&](const DeploymentDef& d) { return d.name == n; });
-      if (it == s.deployments.end()) {
-        throw InputError(dc.where + ": deployments: no deployment named \"" + n + "\"");
-      }
-      if (!it->hpa) {
-        throw InputError(it->where + ": deployment \"" + n +
-                         "\" is driven by demand_cycles and needs an hpa");
-      }
-      if (!it->demand.empty()) {
-        throw InputError(it->where + ": deployment \"" + n +
-                         "\" has both a demand list and demand_cycles");
-      }
-    }
-  }
+  parse_cluster(root, base_dir, &s);
+  parse_workloads(root, base_dir, &s);
+  check_workload_names(s);
 
   Ctx ev = root.child("events");
   if (ev.defined()) {
