@@ -449,45 +449,59 @@ void SimBackend::remove_node(NodeId node) {
 
 // ---------------------------------------------------------------- events
 
+void SimBackend::on_created(const Event& e) {
+  const PodId pod = static_cast<PodId>(e.a);
+  if (!valid(pod, e.b)) return;
+  reason_.clear();
+  const bool prebound = pods_[pod].stage == PodStage::kBinding;
+  emit_pod(EventKind::kPodAdded, pod);
+  if (prebound && valid(pod, e.b) && pods_[pod].stage == PodStage::kBinding &&
+      state_.pod_node(pod) != kNoNode) {
+    emit_pod(EventKind::kPodBound, pod);
+    if (valid(pod, e.b) && pods_[pod].stage == PodStage::kBinding) {
+      after_bound(pod, state_.pod_node(pod));
+    }
+  }
+}
+
+void SimBackend::on_bind_done(const Event& e) {
+  const PodId pod = lo32(e.a);
+  const NodeId node = hi32(e.a);
+  if (!valid(pod, e.b) || pods_[pod].stage != PodStage::kBinding) return;
+  reason_.clear();
+  if (state_.pod_node(pod) != node || !state_.node_alive(node)) {
+    reason_ = "binding rejected: node " +
+              (node < state_.node_slots() ? state_.node(node).name : std::string("?")) + " is gone";
+  } else if (refusals_.bind) {
+    reason_ = refusals_.bind(state_, pod, node);
+  }
+  if (!reason_.empty()) {
+    if (state_.pod_node(pod) != kNoNode) state_.unassign(pod);
+    pods_[pod].stage = PodStage::kPending;
+    emit_pod(EventKind::kPodBindFailed, pod);
+    return;
+  }
+  emit_pod(EventKind::kPodBound, pod);
+  if (valid(pod, e.b) && pods_[pod].stage == PodStage::kBinding) after_bound(pod, node);
+}
+
+void SimBackend::on_evict(const Event& e) {
+  const NodeId node = static_cast<NodeId>(e.a);
+  if (!state_.node_alive(node) || !nodes_[node].failed || nodes_[node].epoch != e.b) return;
+  std::vector<PodId> on(state_.pods_on(node).begin(), state_.pods_on(node).end());
+  std::sort(on.begin(), on.end(),
+            [&](PodId a, PodId b) { return state_.pod_serial(a) < state_.pod_serial(b); });
+  for (PodId p : on) {
+    if (!state_.pod_alive(p) || state_.pod_node(p) != node) continue;
+    if (pods_[p].stage == PodStage::kPending || pods_[p].stage == PodStage::kBinding) continue;
+    remove(p, "node failure: evicted");
+  }
+}
+
 void SimBackend::handle(const Event& e) {
   switch (e.kind) {
-    case kCreated: {
-      const PodId pod = static_cast<PodId>(e.a);
-      if (!valid(pod, e.b)) return;
-      reason_.clear();
-      const bool prebound = pods_[pod].stage == PodStage::kBinding;
-      emit_pod(EventKind::kPodAdded, pod);
-      if (prebound && valid(pod, e.b) && pods_[pod].stage == PodStage::kBinding &&
-          state_.pod_node(pod) != kNoNode) {
-        emit_pod(EventKind::kPodBound, pod);
-        if (valid(pod, e.b) && pods_[pod].stage == PodStage::kBinding) {
-          after_bound(pod, state_.pod_node(pod));
-        }
-      }
-      return;
-    }
-    case kBindDone: {
-      const PodId pod = lo32(e.a);
-      const NodeId node = hi32(e.a);
-      if (!valid(pod, e.b) || pods_[pod].stage != PodStage::kBinding) return;
-      reason_.clear();
-      if (state_.pod_node(pod) != node || !state_.node_alive(node)) {
-        reason_ = "binding rejected: node " +
-                  (node < state_.node_slots() ? state_.node(node).name : std::string("?")) +
-                  " is gone";
-      } else if (refusals_.bind) {
-        reason_ = refusals_.bind(state_, pod, node);
-      }
-      if (!reason_.empty()) {
-        if (state_.pod_node(pod) != kNoNode) state_.unassign(pod);
-        pods_[pod].stage = PodStage::kPending;
-        emit_pod(EventKind::kPodBindFailed, pod);
-        return;
-      }
-      emit_pod(EventKind::kPodBound, pod);
-      if (valid(pod, e.b) && pods_[pod].stage == PodStage::kBinding) after_bound(pod, node);
-      return;
-    }
+    case kCreated: on_created(e); return;
+    case kBindDone: on_bind_done(e); return;
     case kStarted: {
       const PodId pod = static_cast<PodId>(e.a);
       if (!valid(pod, e.b) || pods_[pod].stage != PodStage::kStarting) return;
@@ -540,19 +554,7 @@ void SimBackend::handle(const Event& e) {
       }
       return;
     }
-    case kEvict: {
-      const NodeId node = static_cast<NodeId>(e.a);
-      if (!state_.node_alive(node) || !nodes_[node].failed || nodes_[node].epoch != e.b) return;
-      std::vector<PodId> on(state_.pods_on(node).begin(), state_.pods_on(node).end());
-      std::sort(on.begin(), on.end(),
-                [&](PodId a, PodId b) { return state_.pod_serial(a) < state_.pod_serial(b); });
-      for (PodId p : on) {
-        if (!state_.pod_alive(p) || state_.pod_node(p) != node) continue;
-        if (pods_[p].stage == PodStage::kPending || pods_[p].stage == PodStage::kBinding) continue;
-        remove(p, "node failure: evicted");
-      }
-      return;
-    }
+    case kEvict: on_evict(e); return;
   }
 }
 

@@ -213,6 +213,12 @@ class SimBackend : public fw::ClusterBackend, public EventTarget, public fw::Nod
   void apply_exec_changes();
   void check_memory(NodeId node);
   void set_unreachable_taint(NodeId node, bool on);
+  // handle(kCreated): a pod's creation reaches the API server (a prebound pod is bound too).
+  void on_created(const Event& e);
+  // handle(kBindDone): a binding takes effect, or is rejected and the pod is pending again.
+  void on_bind_done(const Event& e);
+  // handle(kEvict): a failed node that has not recovered since evicts its running pods.
+  void on_evict(const Event& e);
   Time draw(const Dist& d, Rng& rng) { return d.is_zero() ? 0 : d.sample_time(rng); }
 
   EventLoop& loop_;
