@@ -21,7 +21,12 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using run_detail::describe;
+using run_detail::Dist;
+using run_detail::finite;
+using run_detail::format_for_key;
+using run_detail::kNaN;
+using run_detail::missing_note;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -57,41 +62,11 @@ std::string base_name(const std::string& dir) {
   return name.empty() || name == "." ? fs::absolute(p).filename().string() : name;
 }
 
-std::vector<double> finite(const std::vector<double>& v) {
-  std::vector<double> out;
-  out.reserve(v.size());
-  for (double x : v)
-    if (std::isfinite(x)) out.push_back(x);
-  return out;
-}
-
 // Finite values, sorted ascending.
 std::vector<double> sorted_sample(const std::vector<double>& v) {
   std::vector<double> out = finite(v);
   std::sort(out.begin(), out.end());
   return out;
-}
-
-struct Dist {
-  size_t n = 0;
-  double mean = kNaN, p50 = kNaN, p90 = kNaN, p99 = kNaN, p999 = kNaN, max = kNaN;
-};
-
-Dist describe(const std::vector<double>& values) {
-  std::vector<double> v = finite(values);
-  Dist d;
-  d.n = v.size();
-  if (v.empty()) return d;
-  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
-  double sum = 0;
-  for (double x : v) sum += x;  // sorted order: stable across platforms
-  d.mean = sum / static_cast<double>(v.size());
-  d.p50 = percentile_sorted(v, 50);
-  d.p90 = percentile_sorted(v, 90);
-  d.p99 = percentile_sorted(v, 99);
-  d.p999 = percentile_sorted(v, 99.9);
-  d.max = v.back();
-  return d;
 }
 
 // Log scale when the positive values span at least two decades and most values are positive.
@@ -109,28 +84,6 @@ bool wants_log(const std::vector<const std::vector<double>*>& samples) {
     }
   }
   return all > 0 && pos * 2 >= all && hi / lo >= 100;
-}
-
-// Value format for a summary.json key or timeseries column: durations end in "_s"; utilisation,
-// ratios, fractions and requested shares (the simulator's cpu_requested) are fractions. Words are
-// matched whole ("migrations" is not a ratio), counts are numbers whatever their section.
-Format format_for_key(const std::string& key) {
-  std::vector<std::string> words;
-  size_t start = 0;
-  for (size_t i = 0; i <= key.size(); ++i) {
-    if (i == key.size() || key[i] == '.' || key[i] == '_') {
-      words.push_back(key.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  const std::string& last = words.back();
-  if (last == "s") return Format::kSeconds;
-  if (last == "samples" || last == "count") return Format::kNumber;
-  for (const std::string& w : words) {
-    if (w.starts_with("util") || w == "ratio" || w == "fraction" || w == "requested")
-      return Format::kPercent;
-  }
-  return Format::kNumber;
 }
 
 void flatten(const Json& j, const std::string& prefix,
@@ -243,11 +196,64 @@ std::string runs_without(const std::vector<RunData>& runs, const std::string& fi
   return any ? out : "";
 }
 
-// In a section that needs `file`: says which runs it leaves out for lack of it.
+}  // namespace
+
+// ---------------------------------------------------------------- shared (run_sections.h)
+
+namespace run_detail {
+
+std::vector<double> finite(const std::vector<double>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (double x : v)
+    if (std::isfinite(x)) out.push_back(x);
+  return out;
+}
+
+Dist describe(const std::vector<double>& values) {
+  std::vector<double> v = finite(values);
+  Dist d;
+  d.n = v.size();
+  if (v.empty()) return d;
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;  // sorted order: stable across platforms
+  d.mean = sum / static_cast<double>(v.size());
+  d.p50 = percentile_sorted(v, 50);
+  d.p90 = percentile_sorted(v, 90);
+  d.p99 = percentile_sorted(v, 99);
+  d.p999 = percentile_sorted(v, 99.9);
+  d.max = v.back();
+  return d;
+}
+
+Format format_for_key(const std::string& key) {
+  std::vector<std::string> words;
+  size_t start = 0;
+  for (size_t i = 0; i <= key.size(); ++i) {
+    if (i == key.size() || key[i] == '.' || key[i] == '_') {
+      words.push_back(key.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  const std::string& last = words.back();
+  if (last == "s") return Format::kSeconds;
+  if (last == "samples" || last == "count") return Format::kNumber;
+  for (const std::string& w : words) {
+    if (w.starts_with("util") || w == "ratio" || w == "fraction" || w == "requested")
+      return Format::kPercent;
+  }
+  return Format::kNumber;
+}
+
 void missing_note(Document& doc, const std::vector<RunData>& runs, const std::string& file) {
   const std::string missing = runs_without(runs, file);
   if (!missing.empty()) doc.paragraph("Not shown here (no " + file + "): " + missing + ".");
 }
+
+}  // namespace run_detail
+
+namespace {
 
 void runs_section(Document& doc, const std::vector<RunData>& runs) {
   doc.section("Runs");
@@ -444,238 +450,103 @@ void pods_section(Document& doc, const std::vector<RunData>& runs) {
       "Pods that started and had not finished when the run ended keep the curve below 1.");
 }
 
-// A time-series column's title with its unit.
-std::string series_title(const std::string& column) {
-  static const std::map<std::string, std::string> kTitles = {
-      {"cpu_util", "CPU used / capacity (%)"},
-      {"mem_util", "memory used / capacity (%)"},
-      {"slot_util", "pod slots used / allocatable (%)"},
-      {"pending", "pending pods (count)"},
-      {"running", "running pods (count)"},
-      {"cpu_requested", "CPU requested / allocatable (%)"},
-      {"mem_requested", "memory requested / allocatable (%)"},
-      {"nodes", "nodes (count)"}};
-  const auto it = kTitles.find(column);
-  if (it != kTitles.end()) return it->second + " \u2014 " + column;
-  switch (format_for_key(column)) {
-    case Format::kPercent: return column + " (%)";
-    case Format::kSeconds: return column + " (s)";
-    default: return column;
+// summary.json's scenario, profile and seed as text, and its unfinished and failed jobs.
+void read_summary_fields(RunData& r) {
+  auto text = [&](const char* key) -> std::string {
+    if (!r.summary.contains(key)) return "";
+    const Json& v = r.summary[key];
+    return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+  };
+  r.scenario = text("scenario");
+  r.policy = text("profile");
+  r.seed = text("seed");
+  if (r.summary.contains("jobs") && r.summary["jobs"].is_object()) {
+    for (const char* k : {"unfinished", "failed"}) {
+      const Json& v = r.summary["jobs"].contains(k) ? r.summary["jobs"][k] : Json();
+      if (v.is_number_unsigned()) r.jobs_censored += v.get<size_t>();
+    }
   }
 }
 
-// The samples of a run a panel draws: all but an empty first sample at the run's start (taken
-// before any pod existed, it would draw every series from 0 at t = 0).
-size_t first_drawn_sample(const RunData& r) {
-  const std::vector<double>* pending = nullptr;
-  const std::vector<double>* running = nullptr;
-  for (const auto& [n, v] : r.ts_columns) {
-    if (n == "pending") pending = &v;
-    if (n == "running") running = &v;
+// jobs.csv: each job's delay (and JRT), sorted; the short and long jobs' delays when it has them.
+void read_jobs_csv(const std::string& file, RunData& r) {
+  const CsvFile f = CsvFile::read(file);
+  f.require({"delay_s"});
+  r.has_jobs = true;
+  const std::vector<double> delay = f.numbers("delay_s");
+  if (f.has("short")) {
+    const std::vector<std::string> cls = f.strings("short");
+    for (size_t i = 0; i < cls.size(); ++i) {
+      const std::string& c = cls[i];
+      int is_short = -1;
+      if (c == "1" || c == "true" || c == "True" || c == "yes") is_short = 1;
+      if (c == "0" || c == "false" || c == "False" || c == "no") is_short = 0;
+      if (is_short < 0 && !c.empty())
+        throw InputError(error_location(f.source(), f.line(i), "") +
+                         ": column 'short': expected 0 or 1, got \"" + c + "\"");
+      if (is_short < 0 || !std::isfinite(delay[i])) continue;
+      (is_short ? r.short_delay_s : r.long_delay_s).push_back(delay[i]);
+    }
+    std::sort(r.short_delay_s.begin(), r.short_delay_s.end());
+    std::sort(r.long_delay_s.begin(), r.long_delay_s.end());
   }
-  if (!pending || !running || r.ts_time_s.size() < 2) return 0;
-  return (*pending)[0] == 0 && (*running)[0] == 0 ? 1 : 0;
+  r.job_delay_s = sorted_sample(delay);
+  if (f.has("jrt_s")) r.job_jrt_s = sorted_sample(f.numbers("jrt_s"));
 }
 
-void timeseries_section(Document& doc, const std::vector<RunData>& runs) {
-  std::vector<std::string> names;
-  for (const RunData& r : runs)
-    for (const auto& [name, values] : r.ts_columns)
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  if (names.empty()) return;
-  doc.section("Cluster over time");
-  doc.paragraph(
-      "Sampled time series, one small panel per run with shared axes (each sample holds until "
-      "the next one). An empty first sample, taken at t = 0 before any pod existed, is not "
-      "drawn. Means in the table are time-weighted over every sample, as summary.json's.");
-  missing_note(doc, runs, "timeseries.csv");
-  Table t;
-  t.columns = {"series"};
-  for (const RunData& r : runs)
-    if (!r.ts_columns.empty()) t.columns.push_back(r.label);
-  t.row_headers = true;
-  double t_end = 0;
-  for (const RunData& r : runs)
-    for (double x : r.ts_time_s)
-      if (std::isfinite(x)) t_end = std::max(t_end, x);
-  std::vector<std::string> constant;
-  for (const std::string& name : names) {
-    const Format format = format_for_key(name);
-    std::vector<Cell> mean_row{name + " (mean)"}, max_row{name + " (max)"};
-    // Each run's column, and the range over all runs (panels share their y axis).
-    std::vector<std::pair<size_t, const std::vector<double>*>> present;
-    double lo = kNaN, hi = kNaN;
-    for (size_t ri = 0; ri < runs.size(); ++ri) {
-      const RunData& r = runs[ri];
-      if (r.ts_columns.empty()) continue;
-      const std::vector<double>* values = nullptr;
-      for (const auto& [n, v] : r.ts_columns)
-        if (n == name) values = &v;
-      if (!values) {
-        mean_row.push_back("");
-        max_row.push_back("");
-        continue;
-      }
-      present.emplace_back(ri, values);
-      for (size_t i = first_drawn_sample(r); i < values->size(); ++i) {
-        const double x = (*values)[i];
-        if (!std::isfinite(x)) continue;
-        if (!(x >= lo)) lo = x;
-        if (!(x <= hi)) hi = x;
-      }
-      mean_row.push_back(Cell(time_weighted_mean(r.ts_time_s, *values), format));
-      max_row.push_back(Cell(describe(*values).max, format));
-    }
-    t.add_row(std::move(mean_row));
-    t.add_row(std::move(max_row));
-    if (present.empty()) continue;
-    if (lo == hi) {  // a flat line says nothing a sentence does not
-      constant.push_back(name + " = " + format_value(lo, format));
-      continue;
-    }
-    doc.heading(series_title(name));
-    Axis y{"", format};
-    y.include_zero = true;
-    y.min = 0;
-    // Headroom, so a series at its maximum is not drawn on the frame.
-    if (std::isfinite(hi) && hi > 0) y.max = hi * 1.08;
-    Axis x{"time", Format::kSeconds};
-    x.tight = true;
-    x.min = 0;
-    x.max = t_end > 0 ? t_end : kNaN;
-    for (const auto& [ri, values] : present) {
-      const RunData& r = runs[ri];
-      const size_t first = first_drawn_sample(r);
-      LineChart c;
-      c.title = r.label;
-      c.style = LineStyle::kStep;
-      c.x = x;
-      c.y = y;
-      c.width = 280;
-      c.height = 210;
-      c.legend = false;
-      c.color = series_color(ri);
-      Series sr{r.label, {}, {}, {}, {}};
-      sr.x.assign(r.ts_time_s.begin() + static_cast<std::ptrdiff_t>(first), r.ts_time_s.end());
-      sr.y.assign(values->begin() + static_cast<std::ptrdiff_t>(first), values->end());
-      c.series.push_back(std::move(sr));
-      doc.chart(c);
+// pods.csv: pending and running times (sorted), unbound and unfinished pods, the other columns.
+void read_pods_csv(const std::string& file, RunData& r) {
+  const CsvFile f = CsvFile::read(file);
+  f.require({"pending_s"});
+  r.has_pods = true;
+  r.pods = f.rows();
+  r.pod_pending_s = sorted_sample(f.numbers("pending_s"));
+  r.pods_unbound = r.pods - r.pod_pending_s.size();
+  if (f.has("pct_s")) {
+    const std::vector<double> pct = f.numbers("pct_s");
+    r.pod_pct_s = sorted_sample(pct);
+    if (f.has("running_s")) {
+      const std::vector<double> started = f.numbers("running_s");
+      for (size_t i = 0; i < pct.size(); ++i)
+        r.pods_unfinished += std::isfinite(started[i]) && !std::isfinite(pct[i]);
     }
   }
-  if (!constant.empty()) {
-    std::string text;
-    for (const std::string& c : constant) text += (text.empty() ? "" : "; ") + c;
-    doc.paragraph("Constant in every run (not drawn): " + text + ".");
-  }
-  doc.table(t);
+  if (f.has("restarts")) r.pod_restarts = f.numbers("restarts");
+  if (f.has("migrations")) r.pod_migrations = f.numbers("migrations");
+  if (f.has("outcome")) r.pod_outcome = f.strings("outcome");
+  if (f.has("tier")) r.pod_tier = f.strings("tier");
 }
 
-// Mean of the deployments' latest ratios at each sample time (deployments join when they first
-// report).
-Series mean_edge_ratio(const RunData& r) {
-  std::vector<double> times;
-  for (const auto& e : r.edge) times.insert(times.end(), e.time_s.begin(), e.time_s.end());
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  Series s{r.label, {}, {}, {}, {}};
-  std::vector<size_t> next(r.edge.size(), 0);
-  std::vector<double> current(r.edge.size(), kNaN);
-  for (double t : times) {
-    double sum = 0;
-    size_t n = 0;
-    for (size_t d = 0; d < r.edge.size(); ++d) {
-      const auto& e = r.edge[d];
-      while (next[d] < e.time_s.size() && e.time_s[next[d]] <= t) current[d] = e.ratio[next[d]++];
-      if (std::isfinite(current[d])) {
-        sum += current[d];
-        ++n;
-      }
+// timeseries.csv: the sample times and every numeric column (the documented ones must be).
+void read_timeseries_csv(const std::string& file, RunData& r) {
+  const CsvFile f = CsvFile::read(file);
+  f.require({"time_s"});
+  r.ts_time_s = f.numbers("time_s");
+  // The documented columns must be numbers; other columns are plotted when numeric.
+  static const std::set<std::string> kKnown = {"cpu_util", "mem_util", "slot_util", "pending",
+                                               "running"};
+  for (const std::string& c : f.columns()) {
+    if (c == "time_s") continue;
+    if (kKnown.count(c)) {
+      r.ts_columns.emplace_back(c, f.numbers(c));
+    } else if (auto v = f.try_numbers(c)) {
+      r.ts_columns.emplace_back(c, std::move(*v));
     }
-    s.x.push_back(t);
-    s.y.push_back(n ? sum / static_cast<double>(n) : kNaN);
   }
-  return s;
 }
 
-void edge_section(Document& doc, const std::vector<RunData>& runs) {
-  if (std::none_of(runs.begin(), runs.end(), [](const RunData& r) { return !r.edge.empty(); }))
-    return;
-  doc.section("Edge ratio");
-  doc.paragraph(
-      "Edge ratio = share of a deployment's pods running on edge nodes. The table "
-      "gives each deployment's time-weighted average, their mean, and their "
-      "standard deviation across deployments (population sd, as numpy.std), the "
-      "KubeDSM paper's fairness measure (Figs 8-9).");
-  missing_note(doc, runs, "edge_ratio.csv");
-  std::vector<std::string> deployments;
-  for (const RunData& r : runs)
-    for (const auto& e : r.edge)
-      if (std::find(deployments.begin(), deployments.end(), e.deployment) == deployments.end())
-        deployments.push_back(e.deployment);
-  Table t;
-  t.columns = {"deployment"};
-  t.row_headers = true;
-  std::vector<std::vector<double>> averages;  // [run][deployment]
-  for (const RunData& r : runs) {
-    if (r.edge.empty()) continue;
-    t.columns.push_back(r.label);
-    std::vector<double> avg(deployments.size(), kNaN);
-    for (const auto& e : r.edge) {
-      const size_t d = static_cast<size_t>(
-          std::find(deployments.begin(), deployments.end(), e.deployment) - deployments.begin());
-      avg[d] = time_weighted_mean(e.time_s, e.ratio);
-    }
-    averages.push_back(std::move(avg));
-  }
-  for (size_t d = 0; d < deployments.size(); ++d) {
-    std::vector<Cell> row{deployments[d]};
-    for (const auto& avg : averages) row.push_back(Cell(avg[d], Format::kPercent));
-    t.add_row(std::move(row));
-  }
-  std::vector<Cell> mean_row{"mean over deployments"}, sd_row{"sd across deployments"};
-  for (const auto& avg : averages) {
-    const std::vector<double> v = finite(avg);
-    double mean = kNaN, sd = kNaN;
-    if (!v.empty()) {
-      mean = 0;
-      for (double x : v) mean += x;
-      mean /= static_cast<double>(v.size());
-      double ss = 0;
-      for (double x : v) ss += (x - mean) * (x - mean);
-      sd = std::sqrt(ss / static_cast<double>(v.size()));
-    }
-    mean_row.push_back(Cell(mean, Format::kPercent));
-    sd_row.push_back(Cell(sd, Format::kPercent));
-  }
-  t.add_row(std::move(mean_row));
-  t.add_row(std::move(sd_row));
-  doc.table(t);
-
-  Axis ratio{"edge ratio", Format::kPercent};
-  ratio.min = 0;
-  ratio.max = 1;
-  Axis time{"time", Format::kSeconds};
-  time.tight = true;
-  const size_t with_edge = averages.size();
-  if (with_edge > 1) {
-    LineChart c;
-    c.title = "Mean edge ratio over deployments";
-    c.x = time;
-    c.y = ratio;
-    c.style = LineStyle::kStep;
-    for (const RunData& r : runs)
-      if (!r.edge.empty()) c.series.push_back(mean_edge_ratio(r));
-    doc.chart(c);
-  }
-  for (const RunData& r : runs) {
-    if (r.edge.empty()) continue;
-    LineChart c;
-    c.title = with_edge > 1 ? "Edge ratio per deployment: " + r.label : "Edge ratio per deployment";
-    c.x = time;
-    c.y = ratio;
-    c.style = LineStyle::kStep;
-    for (const auto& e : r.edge) c.series.push_back({e.deployment, e.time_s, e.ratio, {}, {}});
-    doc.chart(c);
+// edge_ratio.csv: each deployment's samples, deployments in order of first appearance.
+void read_edge_csv(const std::string& file, RunData& r) {
+  const CsvFile f = CsvFile::read(file);
+  f.require({"time_s", "deployment", "edge_ratio"});
+  const std::vector<double> t = f.numbers("time_s"), ratio = f.numbers("edge_ratio");
+  const std::vector<std::string> dep = f.strings("deployment");
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const auto [it, added] = index.emplace(dep[i], r.edge.size());
+    if (added) r.edge.push_back({dep[i], {}, {}});
+    r.edge[it->second].time_s.push_back(t[i]);
+    r.edge[it->second].ratio.push_back(ratio[i]);
   }
 }
 
@@ -720,101 +591,26 @@ RunData load_run(const std::string& dir) {
   if (present("summary.json")) {
     r.summary = read_summary(path("summary.json"));
     r.files.push_back("summary.json");
-    auto text = [&](const char* key) -> std::string {
-      if (!r.summary.contains(key)) return "";
-      const Json& v = r.summary[key];
-      return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
-    };
-    r.scenario = text("scenario");
-    r.policy = text("profile");
-    r.seed = text("seed");
-    if (r.summary.contains("jobs") && r.summary["jobs"].is_object()) {
-      for (const char* k : {"unfinished", "failed"}) {
-        const Json& v = r.summary["jobs"].contains(k) ? r.summary["jobs"][k] : Json();
-        if (v.is_number_unsigned()) r.jobs_censored += v.get<size_t>();
-      }
-    }
+    read_summary_fields(r);
   }
   if (present("setup.json")) {
     r.setup = read_summary(path("setup.json"));
     r.files.push_back("setup.json");
   }
   if (present("jobs.csv")) {
-    const CsvFile f = CsvFile::read(path("jobs.csv"));
-    f.require({"delay_s"});
-    r.has_jobs = true;
-    const std::vector<double> delay = f.numbers("delay_s");
-    if (f.has("short")) {
-      const std::vector<std::string> cls = f.strings("short");
-      for (size_t i = 0; i < cls.size(); ++i) {
-        const std::string& c = cls[i];
-        int is_short = -1;
-        if (c == "1" || c == "true" || c == "True" || c == "yes") is_short = 1;
-        if (c == "0" || c == "false" || c == "False" || c == "no") is_short = 0;
-        if (is_short < 0 && !c.empty())
-          throw InputError(error_location(f.source(), f.line(i), "") +
-                           ": column 'short': expected 0 or 1, got \"" + c + "\"");
-        if (is_short < 0 || !std::isfinite(delay[i])) continue;
-        (is_short ? r.short_delay_s : r.long_delay_s).push_back(delay[i]);
-      }
-      std::sort(r.short_delay_s.begin(), r.short_delay_s.end());
-      std::sort(r.long_delay_s.begin(), r.long_delay_s.end());
-    }
-    r.job_delay_s = sorted_sample(delay);
-    if (f.has("jrt_s")) r.job_jrt_s = sorted_sample(f.numbers("jrt_s"));
+    read_jobs_csv(path("jobs.csv"), r);
     r.files.push_back("jobs.csv");
   }
   if (present("pods.csv")) {
-    const CsvFile f = CsvFile::read(path("pods.csv"));
-    f.require({"pending_s"});
-    r.has_pods = true;
-    r.pods = f.rows();
-    r.pod_pending_s = sorted_sample(f.numbers("pending_s"));
-    r.pods_unbound = r.pods - r.pod_pending_s.size();
-    if (f.has("pct_s")) {
-      const std::vector<double> pct = f.numbers("pct_s");
-      r.pod_pct_s = sorted_sample(pct);
-      if (f.has("running_s")) {
-        const std::vector<double> started = f.numbers("running_s");
-        for (size_t i = 0; i < pct.size(); ++i)
-          r.pods_unfinished += std::isfinite(started[i]) && !std::isfinite(pct[i]);
-      }
-    }
-    if (f.has("restarts")) r.pod_restarts = f.numbers("restarts");
-    if (f.has("migrations")) r.pod_migrations = f.numbers("migrations");
-    if (f.has("outcome")) r.pod_outcome = f.strings("outcome");
-    if (f.has("tier")) r.pod_tier = f.strings("tier");
+    read_pods_csv(path("pods.csv"), r);
     r.files.push_back("pods.csv");
   }
   if (present("timeseries.csv")) {
-    const CsvFile f = CsvFile::read(path("timeseries.csv"));
-    f.require({"time_s"});
-    r.ts_time_s = f.numbers("time_s");
-    // The documented columns must be numbers; other columns are plotted when numeric.
-    static const std::set<std::string> kKnown = {"cpu_util", "mem_util", "slot_util", "pending",
-                                                 "running"};
-    for (const std::string& c : f.columns()) {
-      if (c == "time_s") continue;
-      if (kKnown.count(c)) {
-        r.ts_columns.emplace_back(c, f.numbers(c));
-      } else if (auto v = f.try_numbers(c)) {
-        r.ts_columns.emplace_back(c, std::move(*v));
-      }
-    }
+    read_timeseries_csv(path("timeseries.csv"), r);
     r.files.push_back("timeseries.csv");
   }
   if (present("edge_ratio.csv")) {
-    const CsvFile f = CsvFile::read(path("edge_ratio.csv"));
-    f.require({"time_s", "deployment", "edge_ratio"});
-    const std::vector<double> t = f.numbers("time_s"), ratio = f.numbers("edge_ratio");
-    const std::vector<std::string> dep = f.strings("deployment");
-    std::map<std::string, size_t> index;
-    for (size_t i = 0; i < t.size(); ++i) {
-      const auto [it, added] = index.emplace(dep[i], r.edge.size());
-      if (added) r.edge.push_back({dep[i], {}, {}});
-      r.edge[it->second].time_s.push_back(t[i]);
-      r.edge[it->second].ratio.push_back(ratio[i]);
-    }
+    read_edge_csv(path("edge_ratio.csv"), r);
     r.files.push_back("edge_ratio.csv");
   }
   if (r.files.empty())
