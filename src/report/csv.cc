@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "core/error.h"
 
@@ -43,6 +44,52 @@ std::string shorten(std::string_view s) {
   return s.size() > 40 ? std::string(s.substr(0, 40)) + "..." : std::string(s);
 }
 
+// Throws InputError "SOURCE:LINE: what" for a malformed CSV file.
+[[noreturn]] void parse_error(const std::string& source, int at, const std::string& what) {
+  throw InputError(error_location(source, at, "") + ": " + what);
+}
+
+// A quoted field whose opening quote is text[i] (i < n, the parsed length of text): moves i past
+// the closing quote and the spaces after it, counting newlines in `line`. A field with doubled
+// quotes is unescaped into a copy appended to text. Returns the field's {offset, length} in text.
+std::pair<uint32_t, uint32_t> quoted_field(std::string& text, size_t n, size_t& i, int& line,
+                                           int row_line, const std::string& source) {
+  std::pair<uint32_t, uint32_t> span;
+  ++i;
+  const size_t start = i;
+  bool escaped = false;
+  for (;;) {
+    if (i >= n) parse_error(source, row_line, "unterminated quoted field");
+    if (text[i] == '"') {
+      if (i + 1 < n && text[i + 1] == '"') {
+        escaped = true;
+        i += 2;
+        continue;
+      }
+      break;
+    }
+    if (text[i] == '\n') ++line;
+    ++i;
+  }
+  if (escaped) {
+    std::string unescaped;
+    for (size_t k = start; k < i; ++k) {
+      unescaped += text[k];
+      if (text[k] == '"') ++k;
+    }
+    span = {static_cast<uint32_t>(text.size()), static_cast<uint32_t>(unescaped.size())};
+    text += unescaped;
+  } else {
+    span = {static_cast<uint32_t>(start), static_cast<uint32_t>(i - start)};
+  }
+  ++i;  // closing quote
+  // Only spaces may follow a closing quote.
+  while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+    parse_error(source, line, "unexpected text after a closing quote");
+  return span;
+}
+
 }  // namespace
 
 CsvFile CsvFile::read(const std::string& path) {
@@ -66,9 +113,6 @@ CsvFile CsvFile::parse(std::string text, const std::string& source) {
   int line = 1;
   std::vector<Span> row;
   bool header_done = false;
-  auto fail = [&](int at, const std::string& what) -> void {
-    throw InputError(error_location(source, at, "") + ": " + what);
-  };
   while (i < n) {
     const int row_line = line;
     row.clear();
@@ -76,38 +120,8 @@ CsvFile CsvFile::parse(std::string text, const std::string& source) {
     for (;;) {
       Span span{static_cast<uint32_t>(i), 0};
       if (i < n && f.text_[i] == '"') {
-        ++i;
-        const size_t start = i;
-        bool escaped = false;
-        for (;;) {
-          if (i >= n) fail(row_line, "unterminated quoted field");
-          if (f.text_[i] == '"') {
-            if (i + 1 < n && f.text_[i + 1] == '"') {
-              escaped = true;
-              i += 2;
-              continue;
-            }
-            break;
-          }
-          if (f.text_[i] == '\n') ++line;
-          ++i;
-        }
-        if (escaped) {
-          std::string unescaped;
-          for (size_t k = start; k < i; ++k) {
-            unescaped += f.text_[k];
-            if (f.text_[k] == '"') ++k;
-          }
-          span = {static_cast<uint32_t>(f.text_.size()), static_cast<uint32_t>(unescaped.size())};
-          f.text_ += unescaped;
-        } else {
-          span = {static_cast<uint32_t>(start), static_cast<uint32_t>(i - start)};
-        }
-        ++i;  // closing quote
-        // Only spaces may follow a closing quote.
-        while (i < n && (f.text_[i] == ' ' || f.text_[i] == '\t')) ++i;
-        if (i < n && f.text_[i] != ',' && f.text_[i] != '\n' && f.text_[i] != '\r')
-          fail(line, "unexpected text after a closing quote");
+        const auto [offset, length] = quoted_field(f.text_, n, i, line, row_line, source);
+        span = {offset, length};
       } else {
         while (i < n && f.text_[i] != ',' && f.text_[i] != '\n') ++i;
         size_t end = i;
@@ -133,17 +147,19 @@ CsvFile CsvFile::parse(std::string text, const std::string& source) {
     if (!header_done) {
       for (const Span& s : row) {
         std::string name(trim(std::string_view(f.text_).substr(s.offset, s.length)));
-        if (name.empty()) fail(row_line, "empty column name in the header");
+        if (name.empty()) parse_error(source, row_line, "empty column name in the header");
         for (const std::string& h : f.header_)
-          if (h == name) fail(row_line, "duplicate column '" + name + "' in the header");
+          if (h == name)
+            parse_error(source, row_line, "duplicate column '" + name + "' in the header");
         f.header_.push_back(std::move(name));
       }
       header_done = true;
       continue;
     }
     if (row.size() != f.header_.size())
-      fail(row_line, "expected " + std::to_string(f.header_.size()) +
-                         " fields (as in the header), got " + std::to_string(row.size()));
+      parse_error(source, row_line,
+                  "expected " + std::to_string(f.header_.size()) +
+                      " fields (as in the header), got " + std::to_string(row.size()));
     f.cells_.insert(f.cells_.end(), row.begin(), row.end());
     f.lines_.push_back(row_line);
   }
