@@ -70,16 +70,8 @@ std::vector<std::string> wide_row(const ClusterState& st, const std::string& pod
           reason};
 }
 
-int run_schedule(const ScheduleOptions& opt) {
-  ClusterState state = load_cluster(opt.cluster, load_k8s_objects(opt.cluster), opt.strict);
-  SchedulerSetup setup = load_scheduler_setup(opt.config, opt.strict);
-  fw::SnapshotBackend backend(std::move(state));
-  fw::SchedulerOptions options = scheduler_options(setup.config, opt.seed);
-  options.record_margins = opt.output == "wide";
-  fw::Scheduler scheduler(backend, std::move(setup.profiles), options);
-  const ClusterState& st = backend.state();
-
-  // Pending pods no profile serves are left alone; say so.
+// Pending pods no profile serves are left alone; say so.
+void note_unserved(const ClusterState& st, const fw::Scheduler& scheduler) {
   std::map<std::string, int> unserved;
   for (PodId p : st.pods()) {
     const Pod& pod = st.pod(p);
@@ -93,18 +85,21 @@ int run_schedule(const ScheduleOptions& opt) {
                  "are not scheduled\n",
                  n, name.c_str());
   }
+}
 
-  const std::vector<fw::ScheduleOutcome> outcomes = fw::schedule_snapshot(scheduler, backend);
+// One placement per pod, in the order pods were first attempted: where the pod is at the end, or
+// why it is not placed (the last attempt's message; a pod placed and later preempted says so).
+struct Placement {
+  PodId id;
+  uint64_t serial;
+  std::string pod, node, reason;
+  std::optional<fw::ScoreMargin> margin;  // of the attempt that placed it (-o wide)
+  int feasible = 0, evaluated = 0;
+};
 
-  // One placement per pod, in the order pods were first attempted: where the pod is at the end, or
-  // why it is not placed (the last attempt's message; a pod placed and later preempted says so).
-  struct Placement {
-    PodId id;
-    uint64_t serial;
-    std::string pod, node, reason;
-    std::optional<fw::ScoreMargin> margin;  // of the attempt that placed it (-o wide)
-    int feasible = 0, evaluated = 0;
-  };
+// The placements of a schedule_snapshot run, from its outcomes and the backend's final state st.
+std::vector<Placement> placements_of(const std::vector<fw::ScheduleOutcome>& outcomes,
+                                     const ClusterState& st, const fw::SnapshotBackend& backend) {
   std::vector<Placement> placements;
   std::map<uint64_t, size_t> index;  // pod serial → placement
   for (const fw::ScheduleOutcome& o : outcomes) {
@@ -133,17 +128,27 @@ int run_schedule(const ScheduleOptions& opt) {
     for (const auto& d : backend.deletions())
       if (d.pod == pl.pod) pl.reason = d.reason;
   }
+  return placements;
+}
 
-  struct Eviction {
-    std::string pod, node, preemptor;
-  };
+struct Eviction {
+  std::string pod, node, preemptor;
+};
+
+// The backend's deletions as evictions, the preemptor read from "preempted by ..." reasons.
+std::vector<Eviction> evictions_of(const fw::SnapshotBackend& backend) {
   std::vector<Eviction> evictions;
   for (const auto& d : backend.deletions()) {
     const std::string prefix = "preempted by ";
     std::string by = d.reason.starts_with(prefix) ? d.reason.substr(prefix.size()) : d.reason;
     evictions.push_back({d.pod, d.node, by});
   }
+  return evictions;
+}
 
+// The --out / -o json document: {"placements": [...], "evictions": [...]}.
+ordered_json schedule_json(const std::vector<Placement>& placements,
+                           const std::vector<Eviction>& evictions) {
   ordered_json j;
   j["placements"] = ordered_json::array();
   for (const Placement& p : placements) {
@@ -157,13 +162,12 @@ int run_schedule(const ScheduleOptions& opt) {
   for (const Eviction& e : evictions) {
     j["evictions"].push_back({{"pod", e.pod}, {"node", e.node}, {"preemptor", e.preemptor}});
   }
-  if (!opt.out.empty()) write_file_atomic(opt.out, j.dump(2) + "\n");
+  return j;
+}
 
-  if (opt.output == "json" || opt.output == "yaml") {
-    print_document(j, opt.output);
-    return 0;
-  }
-  const bool wide = opt.output == "wide";
+// The -o table / wide output: the placements, the evictions and a count line.
+void print_schedule(const ClusterState& st, const std::vector<Placement>& placements,
+                    const std::vector<Eviction>& evictions, bool wide) {
   std::vector<std::vector<std::string>> rows;
   if (wide) {
     rows.push_back(
@@ -190,6 +194,31 @@ int run_schedule(const ScheduleOptions& opt) {
   }
   std::printf("\n%zu pending pod(s): %zu scheduled, %zu unschedulable, %zu eviction(s)\n",
               placements.size(), placed, placements.size() - placed, evictions.size());
+}
+
+int run_schedule(const ScheduleOptions& opt) {
+  ClusterState state = load_cluster(opt.cluster, load_k8s_objects(opt.cluster), opt.strict);
+  SchedulerSetup setup = load_scheduler_setup(opt.config, opt.strict);
+  fw::SnapshotBackend backend(std::move(state));
+  fw::SchedulerOptions options = scheduler_options(setup.config, opt.seed);
+  options.record_margins = opt.output == "wide";
+  fw::Scheduler scheduler(backend, std::move(setup.profiles), options);
+  const ClusterState& st = backend.state();
+
+  note_unserved(st, scheduler);
+
+  const std::vector<fw::ScheduleOutcome> outcomes = fw::schedule_snapshot(scheduler, backend);
+
+  const std::vector<Placement> placements = placements_of(outcomes, st, backend);
+  const std::vector<Eviction> evictions = evictions_of(backend);
+  const ordered_json j = schedule_json(placements, evictions);
+  if (!opt.out.empty()) write_file_atomic(opt.out, j.dump(2) + "\n");
+
+  if (opt.output == "json" || opt.output == "yaml") {
+    print_document(j, opt.output);
+    return 0;
+  }
+  print_schedule(st, placements, evictions, opt.output == "wide");
   return 0;
 }
 
