@@ -21,16 +21,16 @@
 
 #include "cli/commands.h"
 #include "cli/sweep_flags.h"
-#include "util/distribution.h"
 #include "core/error.h"
-#include "io/files.h"
-#include "io/k8s_objects.h"
 #include "experiments/optpack/repro.h"
 #include "framework/config.h"
+#include "io/files.h"
+#include "io/k8s_objects.h"
 #include "plugins/register.h"
 #include "policies/optpack/optimizer.h"
 #include "policies/optpack/plan.h"
 #include "policies/optpack/snapshot.h"
+#include "util/distribution.h"
 
 namespace orrery::cli {
 
@@ -78,6 +78,97 @@ std::string fmt_seconds(double s) {
   return buf;
 }
 
+// The optimizer's options from the flags; throws for an unknown --solvers entry.
+optpack::OptimizeOptions optimize_options(const SolveFlags& f, double timeout) {
+  optpack::OptimizeOptions o;
+  o.timeout_s = timeout;
+  o.alpha = f.alpha;
+  o.deterministic = f.deterministic;
+  o.seed = f.seed;
+  auto uses = [&](const char* s) {
+    return std::find(f.solvers.begin(), f.solvers.end(), s) != f.solvers.end();
+  };
+  for (const std::string& s : f.solvers)
+    if (s != "local-search" && s != "bnb" && s != "cbc")
+      throw InputError("--solvers: unknown solver \"" + s + "\" (expected local-search, bnb, cbc)");
+  o.use_local_search = uses("local-search");
+  o.use_bnb = uses("bnb");
+  o.use_cbc = uses("cbc");
+  return o;
+}
+
+// The plan's status; a result that does not improve on the current placement is replaced by it.
+std::string solve_status(const optpack::SnapshotModel& sm, optpack::OptimizeResult& r) {
+  std::string status;
+  std::string why;
+  const bool improved = r.improves_on_current();
+  if (!improved) r.assignment = optpack::current_assignment(sm.model);  // nothing to change
+  if (!optpack::respects_capacity(sm.model, r.assignment, &why) &&
+      optpack::respects_capacity(sm.model, optpack::current_assignment(sm.model))) {
+    status = "failed";
+  } else if (improved) {
+    status = "improved";
+  } else if (r.placement_proven()) {
+    status = "baseline-optimal";
+  } else {
+    status = "no-improvement";
+  }
+  return status;
+}
+
+// The table per tier, the moves and evictions, and the summary line.
+void print_solve(const std::string& status, const optpack::OptimizeResult& r,
+                 const optpack::Changes& ch) {
+  std::vector<std::vector<std::string>> rows = {
+      {"PRIORITY", "PODS", "PLACED", "PLACEMENT", "DISRUPTION", "STATUS", "TIME"}};
+  for (const auto& t : r.tiers)
+    rows.push_back({std::to_string(t.priority), std::to_string(t.pods),
+                    std::to_string(t.placed_before) + " -> " + std::to_string(t.placed_after),
+                    std::string(optpack::to_string(t.placement.status)),
+                    std::to_string(t.disruption),
+                    std::string(optpack::to_string(t.disruption_phase.status)),
+                    fmt_seconds(t.placement.seconds + t.disruption_phase.seconds)});
+  print_rows(rows);
+  std::vector<std::vector<std::string>> moves = {{"POD", "FROM", "TO"}};
+  for (const auto& p : ch.placements)
+    if (!p.from.empty() && p.from != p.to)
+      moves.push_back({p.pod, p.from, p.to.empty() ? "(evicted)" : p.to});
+  if (moves.size() > 1) {
+    std::printf("\n");
+    print_rows(moves);
+  }
+  std::printf("\n%s: %d move(s), %d eviction(s), %d new bind(s), solved in %.3f s\n",
+              status.c_str(), ch.moves, ch.evictions, ch.new_binds, r.seconds);
+}
+
+// The --out plan: status, solve time, tiers, placements and steps.
+ordered_json solve_json(const std::string& status, const optpack::OptimizeResult& r,
+                        const optpack::Changes& ch) {
+  ordered_json j;
+  j["status"] = status;
+  j["solve_time_s"] = std::round(r.seconds * 1e6) / 1e6;
+  j["tiers"] = ordered_json::array();
+  for (const auto& t : r.tiers)
+    j["tiers"].push_back({{"priority", t.priority},
+                          {"pods", t.pods},
+                          {"placed_before", t.placed_before},
+                          {"placed_after", t.placed_after},
+                          {"placement_status", optpack::to_string(t.placement.status)},
+                          {"disruption", t.disruption},
+                          {"disruption_status", optpack::to_string(t.disruption_phase.status)}});
+  auto node_or_null = [](const std::string& n) {
+    return n.empty() ? ordered_json(nullptr) : ordered_json(n);
+  };
+  j["placements"] = ordered_json::array();
+  for (const auto& p : ch.placements)
+    j["placements"].push_back(
+        {{"pod", p.pod}, {"from", node_or_null(p.from)}, {"to", node_or_null(p.to)}});
+  j["steps"] = ordered_json::array();
+  for (const auto& s : ch.steps)
+    j["steps"].push_back({{"action", s.action}, {"pod", s.pod}, {"node", s.node}});
+  return j;
+}
+
 int run_solve(const SolveFlags& f) {
   const double timeout = parse_timeout(f.timeout);
   if (!(f.alpha > 0 && f.alpha <= 1)) throw InputError("--alpha: expected a number in (0, 1]");
@@ -106,82 +197,13 @@ int run_solve(const SolveFlags& f) {
   for (const auto& s : sm.skipped)
     std::fprintf(stderr, "orrery: note: %s not considered: %s\n", s.pod.c_str(), s.reason.c_str());
 
-  optpack::OptimizeOptions o;
-  o.timeout_s = timeout;
-  o.alpha = f.alpha;
-  o.deterministic = f.deterministic;
-  o.seed = f.seed;
-  auto uses = [&](const char* s) {
-    return std::find(f.solvers.begin(), f.solvers.end(), s) != f.solvers.end();
-  };
-  for (const std::string& s : f.solvers)
-    if (s != "local-search" && s != "bnb" && s != "cbc")
-      throw InputError("--solvers: unknown solver \"" + s + "\" (expected local-search, bnb, cbc)");
-  o.use_local_search = uses("local-search");
-  o.use_bnb = uses("bnb");
-  o.use_cbc = uses("cbc");
-  optpack::OptimizeResult r = optpack::optimize(sm.model, o);
+  optpack::OptimizeResult r = optpack::optimize(sm.model, optimize_options(f, timeout));
 
-  std::string status;
-  std::string why;
-  const bool improved = r.improves_on_current();
-  if (!improved) r.assignment = optpack::current_assignment(sm.model);  // nothing to change
-  if (!optpack::respects_capacity(sm.model, r.assignment, &why) &&
-      optpack::respects_capacity(sm.model, optpack::current_assignment(sm.model))) {
-    status = "failed";
-  } else if (improved) {
-    status = "improved";
-  } else if (r.placement_proven()) {
-    status = "baseline-optimal";
-  } else {
-    status = "no-improvement";
-  }
+  const std::string status = solve_status(sm, r);
   const optpack::Changes ch = optpack::describe_changes(sm, r.assignment);
 
-  std::vector<std::vector<std::string>> rows = {
-      {"PRIORITY", "PODS", "PLACED", "PLACEMENT", "DISRUPTION", "STATUS", "TIME"}};
-  for (const auto& t : r.tiers)
-    rows.push_back({std::to_string(t.priority), std::to_string(t.pods),
-                    std::to_string(t.placed_before) + " -> " + std::to_string(t.placed_after),
-                    std::string(optpack::to_string(t.placement.status)),
-                    std::to_string(t.disruption),
-                    std::string(optpack::to_string(t.disruption_phase.status)),
-                    fmt_seconds(t.placement.seconds + t.disruption_phase.seconds)});
-  print_rows(rows);
-  std::vector<std::vector<std::string>> moves = {{"POD", "FROM", "TO"}};
-  for (const auto& p : ch.placements)
-    if (!p.from.empty() && p.from != p.to)
-      moves.push_back({p.pod, p.from, p.to.empty() ? "(evicted)" : p.to});
-  if (moves.size() > 1) {
-    std::printf("\n");
-    print_rows(moves);
-  }
-  std::printf("\n%s: %d move(s), %d eviction(s), %d new bind(s), solved in %.3f s\n",
-              status.c_str(), ch.moves, ch.evictions, ch.new_binds, r.seconds);
-
-  ordered_json j;
-  j["status"] = status;
-  j["solve_time_s"] = std::round(r.seconds * 1e6) / 1e6;
-  j["tiers"] = ordered_json::array();
-  for (const auto& t : r.tiers)
-    j["tiers"].push_back({{"priority", t.priority},
-                          {"pods", t.pods},
-                          {"placed_before", t.placed_before},
-                          {"placed_after", t.placed_after},
-                          {"placement_status", optpack::to_string(t.placement.status)},
-                          {"disruption", t.disruption},
-                          {"disruption_status", optpack::to_string(t.disruption_phase.status)}});
-  auto node_or_null = [](const std::string& n) {
-    return n.empty() ? ordered_json(nullptr) : ordered_json(n);
-  };
-  j["placements"] = ordered_json::array();
-  for (const auto& p : ch.placements)
-    j["placements"].push_back(
-        {{"pod", p.pod}, {"from", node_or_null(p.from)}, {"to", node_or_null(p.to)}});
-  j["steps"] = ordered_json::array();
-  for (const auto& s : ch.steps)
-    j["steps"].push_back({{"action", s.action}, {"pod", s.pod}, {"node", s.node}});
-  write_file_atomic(f.out, j.dump(2) + "\n");
+  print_solve(status, r, ch);
+  write_file_atomic(f.out, solve_json(status, r, ch).dump(2) + "\n");
   return status == "failed" ? 2 : 0;
 }
 
