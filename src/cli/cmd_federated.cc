@@ -14,8 +14,8 @@
 #include "cli/output.h"
 #include "cli/sweep_flags.h"
 #include "core/error.h"
-#include "io/k8s_objects.h"
 #include "experiments/federated/repro.h"
+#include "io/k8s_objects.h"
 #include "policies/federated/run.h"
 #include "report/format.h"
 
@@ -175,20 +175,69 @@ std::vector<federated::ReproWorkload> named_workloads(const std::vector<std::str
   return out;
 }
 
+// The flags of `orrery repro federated`.
+struct FederatedReproFlags {
+  federated::ReproOptions repro;
+  std::string seeds = "1,2,3";
+  std::vector<std::string> workloads;
+  bool no_wall_clock = false;
+  bool no_reference = false;
+  std::string quirks;
+  bool quiet = false;
+  std::string output = "table";
+};
+
+// --seeds' comma-separated non-negative integers, appended to `seeds`.
+void parse_seeds(const std::string& text, std::vector<uint64_t>* seeds) {
+  std::stringstream ss(text);
+  for (std::string s; std::getline(ss, s, ',');) {
+    try {
+      size_t used = 0;
+      if (s.empty() || s[0] < '0' || s[0] > '9') throw std::invalid_argument(s);
+      seeds->push_back(std::stoull(s, &used));
+      if (used != s.size()) throw std::invalid_argument(s);
+    } catch (const std::exception&) {
+      throw InputError("--seeds: expected comma-separated non-negative integers, got \"" + s +
+                       "\"");
+    }
+  }
+}
+
+// Runs `orrery repro federated` with the parsed flags; prints the result.
+int run_federated_repro(const CLI::App* app, FederatedReproFlags& opts, const SweepFlags& sweep) {
+  federated::ReproOptions& r = opts.repro;
+  r.distribution = sweep_distribution(app, sweep);
+  r.wall_clock = !opts.no_wall_clock;
+  r.reference = !opts.no_reference;
+  if (!opts.quirks.empty()) r.quirks = federated::parse_quirks(opts.quirks);
+  r.seeds.clear();
+  const bool seeds_given = app->count("--seeds") > 0;
+  parse_seeds(r.quick && !seeds_given ? "1" : opts.seeds, &r.seeds);
+  r.workloads = named_workloads(opts.workloads, r.quick);
+  if (!opts.quiet) {
+    r.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  }
+  const federated::ReproResult res = federated::run_repro(r);
+  if (!res.shard_note.empty()) {
+    std::printf("%s\n", res.shard_note.c_str());
+    return 0;
+  }
+  if (opts.output != "table") {
+    // DIR/summary.json: the means over seeds beside the paper's numbers.
+    print_document(Json{{"report", res.report},
+                        {"runs", res.runs},
+                        {"summary", Json::parse(read_text_file(r.out_dir + "/summary.json"))}},
+                   opts.output);
+    return 0;
+  }
+  std::printf("%zu runs; report: %s\n", res.runs, res.report.c_str());
+  return 0;
+}
+
 }  // namespace
 
 void register_federated(CLI::App& root, CommandTable& table) {
-  struct Options {
-    federated::ReproOptions repro;
-    std::string seeds = "1,2,3";
-    std::vector<std::string> workloads;
-    bool no_wall_clock = false;
-    bool no_reference = false;
-    std::string quirks;
-    bool quiet = false;
-    std::string output = "table";
-  };
-  auto opts = std::make_shared<Options>();
+  auto opts = std::make_shared<FederatedReproFlags>();
   opts->repro.threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
   CLI::App* app = repro_command(root).add_subcommand(
       "federated",
@@ -222,48 +271,7 @@ void register_federated(CLI::App& root, CommandTable& table) {
       "See docs/repro/federated.md.");
   auto sweep = std::make_shared<SweepFlags>();
   add_sweep_flags(app, sweep.get());
-  table.push_back(
-      {app, [app, opts, sweep] {
-         federated::ReproOptions& r = opts->repro;
-         r.distribution = sweep_distribution(app, *sweep);
-         r.wall_clock = !opts->no_wall_clock;
-         r.reference = !opts->no_reference;
-         if (!opts->quirks.empty()) r.quirks = federated::parse_quirks(opts->quirks);
-         r.seeds.clear();
-         const bool seeds_given = app->count("--seeds") > 0;
-         std::stringstream ss(r.quick && !seeds_given ? "1" : opts->seeds);
-         for (std::string s; std::getline(ss, s, ',');) {
-           try {
-             size_t used = 0;
-             if (s.empty() || s[0] < '0' || s[0] > '9') throw std::invalid_argument(s);
-             r.seeds.push_back(std::stoull(s, &used));
-             if (used != s.size()) throw std::invalid_argument(s);
-           } catch (const std::exception&) {
-             throw InputError("--seeds: expected comma-separated non-negative integers, got \"" +
-                              s + "\"");
-           }
-         }
-         r.workloads = named_workloads(opts->workloads, r.quick);
-         if (!opts->quiet) {
-           r.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-         }
-         const federated::ReproResult res = federated::run_repro(r);
-         if (!res.shard_note.empty()) {
-           std::printf("%s\n", res.shard_note.c_str());
-           return 0;
-         }
-         if (opts->output != "table") {
-           // DIR/summary.json: the means over seeds beside the paper's numbers.
-           print_document(
-               Json{{"report", res.report},
-                    {"runs", res.runs},
-                    {"summary", Json::parse(read_text_file(r.out_dir + "/summary.json"))}},
-               opts->output);
-           return 0;
-         }
-         std::printf("%zu runs; report: %s\n", res.runs, res.report.c_str());
-         return 0;
-       }});
+  table.push_back({app, [app, opts, sweep] { return run_federated_repro(app, *opts, *sweep); }});
 }
 
 }  // namespace orrery::cli
