@@ -46,10 +46,10 @@ int64_t parse_duration_us(const yaml::Ctx& c) {
   return static_cast<int64_t>(std::llround(v * scale));
 }
 
-Options parse_options(const yaml::Ctx& args) {
-  Options o;
-  if (!args.defined()) return o;
-  args.expect_map();
+namespace {
+
+// Fails on the first key of `args` that is not a KubeDSM setting.
+void check_known_keys(const yaml::Ctx& args) {
   static const std::set<std::string> known = {"mC2E",
                                               "mER",
                                               "alpha",
@@ -83,25 +83,52 @@ Options parse_options(const yaml::Ctx& args) {
           "waitForRunning, boundedCloud, batchWindow, maxBatch, "
           "suggestPeriod, resyncPeriod, stepTimeout, schedulerName, "
           "defaultQosTarget, qosTargets)");
-  auto int_in = [&](const char* key, int lo, int hi, int def) {
-    if (!args.has(key)) return def;
-    const yaml::Ctx c = args.child(key);
-    const int64_t v = c.i64();
-    if (v < lo || v > hi) c.fail(fmt::format("expected an integer in [{}, {}], got {}", lo, hi, v));
-    return static_cast<int>(v);
-  };
-  o.core.m_c2e = int_in("mC2E", 0, 20, o.core.m_c2e);
-  o.core.m_er = int_in("mER", 0, 6, o.core.m_er);
-  o.core.qos.alpha = args.f64_or("alpha", o.core.qos.alpha);
-  o.core.qos.beta = args.f64_or("beta", o.core.qos.beta);
-  o.core.qos.gamma = args.f64_or("gamma", o.core.qos.gamma);
+}
+
+// An integer setting in [lo, hi], `def` when absent.
+int int_in(const yaml::Ctx& args, const char* key, int lo, int hi, int def) {
+  if (!args.has(key)) return def;
+  const yaml::Ctx c = args.child(key);
+  const int64_t v = c.i64();
+  if (v < lo || v > hi) c.fail(fmt::format("expected an integer in [{}, {}], got {}", lo, hi, v));
+  return static_cast<int>(v);
+}
+
+// A string setting with a fixed set of values.
+std::string choice(const yaml::Ctx& args, const char* key,
+                   std::initializer_list<const char*> values) {
+  const yaml::Ctx c = args.child(key);
+  const std::string v = c.str();
+  std::string list;
+  for (const char* x : values) {
+    if (v == x) return v;
+    list += fmt::format("{}\"{}\"", list.empty() ? "" : " or ", x);
+  }
+  c.fail(fmt::format("expected {}, got \"{}\"", list, v));
+  return v;
+}
+
+// A QoS target in [0, 1].
+double qos_target(const yaml::Ctx& c) {
+  const double q = c.f64();
+  if (!(q >= 0 && q <= 1)) c.fail(fmt::format("expected a QoS target in [0, 1], got {}", q));
+  return q;
+}
+
+// Reads the settings of the algorithms (Config), mC2E through reorderWithoutCandidates.
+void parse_core(const yaml::Ctx& args, Config& core) {
+  core.m_c2e = int_in(args, "mC2E", 0, 20, core.m_c2e);
+  core.m_er = int_in(args, "mER", 0, 6, core.m_er);
+  core.qos.alpha = args.f64_or("alpha", core.qos.alpha);
+  core.qos.beta = args.f64_or("beta", core.qos.beta);
+  core.qos.gamma = args.f64_or("gamma", core.qos.gamma);
   if (args.has("suggestBudget")) {
     const yaml::Ctx c = args.child("suggestBudget");
     const std::string v = c.str();
     if (v == "reclaimable")
-      o.core.suggest_budget = SuggestBudget::kReclaimable;
+      core.suggest_budget = SuggestBudget::kReclaimable;
     else if (v == "free")
-      o.core.suggest_budget = SuggestBudget::kFree;
+      core.suggest_budget = SuggestBudget::kFree;
     else
       c.fail(fmt::format("expected \"reclaimable\" or \"free\", got \"{}\"", v));
   }
@@ -109,37 +136,29 @@ Options parse_options(const yaml::Ctx& args) {
     const yaml::Ctx c = args.child("fitCheck");
     const std::string v = c.str();
     if (v == "approximate")
-      o.core.fit_check = FitCheck::kApproximate;
+      core.fit_check = FitCheck::kApproximate;
     else if (v == "exact")
-      o.core.fit_check = FitCheck::kExact;
+      core.fit_check = FitCheck::kExact;
     else
       c.fail(fmt::format("expected \"approximate\" or \"exact\", got \"{}\"", v));
   }
-  // A string setting with a fixed set of values.
-  auto choice = [&](const char* key, std::initializer_list<const char*> values) -> std::string {
-    const yaml::Ctx c = args.child(key);
-    const std::string v = c.str();
-    std::string list;
-    for (const char* x : values) {
-      if (v == x) return v;
-      list += fmt::format("{}\"{}\"", list.empty() ? "" : " or ", x);
-    }
-    c.fail(fmt::format("expected {}, got \"{}\"", list, v));
-    return v;
-  };
   if (args.has("qosFunction"))
-    o.core.qos.shape =
-        choice("qosFunction", {"linear", "sqrt"}) == "sqrt" ? QosShape::kSqrt : QosShape::kLinear;
+    core.qos.shape = choice(args, "qosFunction", {"linear", "sqrt"}) == "sqrt" ? QosShape::kSqrt
+                                                                               : QosShape::kLinear;
   if (args.has("fragmentation"))
-    o.core.frag = choice("fragmentation", {"minedraft", "orrery"}) == "orrery"
-                      ? FragFormula::kOrrery
-                      : FragFormula::kMineDraft;
+    core.frag = choice(args, "fragmentation", {"minedraft", "orrery"}) == "orrery"
+                    ? FragFormula::kOrrery
+                    : FragFormula::kMineDraft;
   if (args.has("podSize"))
-    o.core.pod_size =
-        choice("podSize", {"eq11", "ecmus"}) == "ecmus" ? PodSize::kEcmus : PodSize::kEq11;
-  o.core.last_pod = args.bool_or("lastPod", o.core.last_pod);
-  o.core.reorder_without_candidates =
-      args.bool_or("reorderWithoutCandidates", o.core.reorder_without_candidates);
+    core.pod_size =
+        choice(args, "podSize", {"eq11", "ecmus"}) == "ecmus" ? PodSize::kEcmus : PodSize::kEq11;
+  core.last_pod = args.bool_or("lastPod", core.last_pod);
+  core.reorder_without_candidates =
+      args.bool_or("reorderWithoutCandidates", core.reorder_without_candidates);
+}
+
+// Reads the settings of running KubeDSM, abandonMigrations through qosTargets.
+void parse_runtime(const yaml::Ctx& args, Options& o) {
   o.abandon_migrations = args.bool_or("abandonMigrations", o.abandon_migrations);
   if (args.has("migration")) {
     const yaml::Ctx c = args.child("migration");
@@ -154,23 +173,29 @@ Options parse_options(const yaml::Ctx& args) {
   o.wait_running = args.bool_or("waitForRunning", o.wait_running);
   o.bounded_cloud = args.bool_or("boundedCloud", o.bounded_cloud);
   if (args.has("batchWindow")) o.batch_window_us = parse_duration_us(args.child("batchWindow"));
-  o.max_batch = static_cast<size_t>(int_in("maxBatch", 1, 64, static_cast<int>(o.max_batch)));
+  o.max_batch = static_cast<size_t>(int_in(args, "maxBatch", 1, 64, static_cast<int>(o.max_batch)));
   if (args.has("suggestPeriod"))
     o.suggest_period_us = parse_duration_us(args.child("suggestPeriod"));
   if (args.has("resyncPeriod")) o.resync_period_us = parse_duration_us(args.child("resyncPeriod"));
   if (args.has("stepTimeout")) o.step_timeout_us = parse_duration_us(args.child("stepTimeout"));
   o.scheduler_name = args.str_or("schedulerName", o.scheduler_name);
-  auto target = [](const yaml::Ctx& c) {
-    const double q = c.f64();
-    if (!(q >= 0 && q <= 1)) c.fail(fmt::format("expected a QoS target in [0, 1], got {}", q));
-    return q;
-  };
-  if (args.has("defaultQosTarget")) o.default_qos = target(args.child("defaultQosTarget"));
+  if (args.has("defaultQosTarget")) o.default_qos = qos_target(args.child("defaultQosTarget"));
   if (args.has("qosTargets")) {
     const yaml::Ctx t = args.child("qosTargets");
     t.expect_map();
-    for (const std::string& k : t.keys()) o.qos_targets[k] = target(t.child(k));
+    for (const std::string& k : t.keys()) o.qos_targets[k] = qos_target(t.child(k));
   }
+}
+
+}  // namespace
+
+Options parse_options(const yaml::Ctx& args) {
+  Options o;
+  if (!args.defined()) return o;
+  args.expect_map();
+  check_known_keys(args);
+  parse_core(args, o.core);
+  parse_runtime(args, o);
   try {
     o.validate();
   } catch (const InputError& e) {
