@@ -61,8 +61,15 @@ void Matcher::enumerate_curs(size_t g, Vec2 room, uint32_t idx, const FragNorm& 
 
 void Matcher::match_exact(std::span<const Vec2> pods, size_t first, size_t last,
                           const FragNorm& norm) {
+  const size_t states = index_chunk(pods, first, last);
+  enumerate_node_curs(norm);
+  run_dp(states, norm);
+  const size_t best = best_state(states);
+  assign_targets(best, states, first, last);
+}
+
+size_t Matcher::index_chunk(std::span<const Vec2> pods, size_t first, size_t last) {
   const size_t groups = group_vec_.size();
-  const size_t nodes = free_.size();
   pod_group_.resize(last - first);
   for (size_t p = first; p < last; ++p) {
     size_t g = 0;
@@ -72,8 +79,12 @@ void Matcher::match_exact(std::span<const Vec2> pods, size_t first, size_t last,
   stride_.resize(groups + 1);
   stride_[0] = 1;
   for (size_t g = 0; g < groups; ++g) stride_[g + 1] = stride_[g] * (group_count_[g] + 1);
-  const size_t states = stride_[groups];
+  return stride_[groups];
+}
 
+void Matcher::enumerate_node_curs(const FragNorm& norm) {
+  const size_t groups = group_vec_.size();
+  const size_t nodes = free_.size();
   // Feasible cur vectors per node, with their fragmentation change frag(E_i ∪ cur) − frag(E_i).
   cur_begin_.assign(1, 0);
   cur_idx_.clear();
@@ -87,7 +98,11 @@ void Matcher::match_exact(std::span<const Vec2> pods, size_t first, size_t last,
     enumerate_curs(0, free_[n], 0, norm, base);
     cur_begin_.push_back(static_cast<uint32_t>(cur_idx_.size()));
   }
+}
 
+void Matcher::run_dp(size_t states, const FragNorm& norm) {
+  const size_t groups = group_vec_.size();
+  const size_t nodes = free_.size();
   // dp over nodes (eq. 15): dp_next[v + cur] = min(dp_prev[v] + Δfrag(cur)).
   dp_prev_.assign(states, kInf);
   dp_next_.resize(states);
@@ -128,31 +143,37 @@ void Matcher::match_exact(std::span<const Vec2> pods, size_t first, size_t last,
     }
     std::swap(dp_prev_, dp_next_);
   }
+}
 
+size_t Matcher::best_state(size_t states) {
+  const size_t groups = group_vec_.size();
   // The largest reachable subset, then the least fragmentation (Alg. 8 lines 18–26).
   size_t best = 0;
   uint32_t best_count = 0;
-  {
-    std::fill(box_digits_.begin(), box_digits_.end(), 0);
-    uint32_t count = 0;
-    for (size_t v = 0; v < states; ++v) {
-      if (dp_prev_[v] != kInf &&
-          (count > best_count || (count == best_count && dp_prev_[v] < dp_prev_[best]))) {
-        best = v;
-        best_count = count;
+  std::fill(box_digits_.begin(), box_digits_.end(), 0);
+  uint32_t count = 0;
+  for (size_t v = 0; v < states; ++v) {
+    if (dp_prev_[v] != kInf &&
+        (count > best_count || (count == best_count && dp_prev_[v] < dp_prev_[best]))) {
+      best = v;
+      best_count = count;
+    }
+    for (size_t g = 0; g < groups; ++g) {
+      if (box_digits_[g] < group_count_[g]) {
+        ++box_digits_[g];
+        ++count;
+        break;
       }
-      for (size_t g = 0; g < groups; ++g) {
-        if (box_digits_[g] < group_count_[g]) {
-          ++box_digits_[g];
-          ++count;
-          break;
-        }
-        count -= box_digits_[g];
-        box_digits_[g] = 0;
-      }
+      count -= box_digits_[g];
+      box_digits_[g] = 0;
     }
   }
+  return best;
+}
 
+void Matcher::assign_targets(size_t best, size_t states, size_t first, size_t last) {
+  const size_t groups = group_vec_.size();
+  const size_t nodes = free_.size();
   // Trace par back to (0, ∅) (lines 27–36) and hand the targets to the pods of each group in order.
   group_targets_.resize(groups);
   for (auto& t : group_targets_) t.clear();

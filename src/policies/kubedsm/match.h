@@ -39,6 +39,16 @@ class Matcher {
   // Exact DP for pods[first, last) on `free_` (which it then updates with the placement).
   void match_exact(std::span<const Vec2> pods, size_t first, size_t last, const FragNorm& norm);
   void enumerate_curs(size_t g, Vec2 room, uint32_t idx, const FragNorm& norm, double base);
+  // Sets pod_group_ and stride_ for pods[first, last); returns the number of count-vector states.
+  size_t index_chunk(std::span<const Vec2> pods, size_t first, size_t last);
+  // Fills the cur_* arrays: the feasible cur vectors of every node of free_.
+  void enumerate_node_curs(const FragNorm& norm);
+  // The DP over nodes (eq. 15): leaves the last node's values in dp_prev_ and parents in par_.
+  void run_dp(size_t states, const FragNorm& norm);
+  // The reachable state with the most pods, then the least fragmentation.
+  size_t best_state(size_t states);
+  // Traces state `best` back through par_, updates free_ and sets the targets of pods[first, last).
+  void assign_targets(size_t best, size_t states, size_t first, size_t last);
 
   MatchResult result_;
   std::vector<Vec2> free_;
