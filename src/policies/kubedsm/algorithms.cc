@@ -30,6 +30,52 @@ ServiceCounts with_moves(ServiceCounts c, const EdgeModel& m, std::span<const ui
   return c;
 }
 
+// Candidates per service (by_service, pre-sized) and the services with some (dims), in order.
+void group_by_service(const EdgeModel& m, std::span<const uint32_t> candidates,
+                      std::vector<std::vector<uint32_t>>& by_service, std::vector<uint32_t>& dims) {
+  const size_t services = m.services.size();
+  for (uint32_t c : candidates) {
+    if (m.pods[c].node != kCloud)
+      throw std::invalid_argument("kubedsm::make_decision: candidates must be cloud pods");
+    by_service[m.pods[c].service].push_back(c);
+  }
+  for (uint32_t s = 0; s < services; ++s)
+    if (!by_service[s].empty()) dims.push_back(s);
+}
+
+// Next count vector k (odometer) with its n, cur and sum; false once all have been visited.
+bool next_subset(const EdgeModel& m, const std::vector<std::vector<uint32_t>>& by_service,
+                 const std::vector<uint32_t>& dims, std::vector<uint32_t>& k, size_t& n,
+                 ServiceCounts& cur, Vec2& sum) {
+  size_t d = 0;
+  for (; d < dims.size(); ++d) {
+    const uint32_t s = dims[d];
+    if (k[d] < by_service[s].size()) {
+      ++k[d];
+      ++n;
+      ++cur.edge[s];
+      sum += m.services[s].request;
+      break;
+    }
+    n -= k[d];
+    cur.edge[s] -= k[d];
+    sum -= m.services[s].request * k[d];
+    k[d] = 0;
+  }
+  return d != dims.size();
+}
+
+// Splits the candidates into out.to_edge (best_k[d] of service dims[d]) and out.to_cloud.
+void split_candidates(const std::vector<std::vector<uint32_t>>& by_service,
+                      const std::vector<uint32_t>& dims, const std::vector<uint32_t>& best_k,
+                      Decision& out) {
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const auto& pods = by_service[dims[d]];
+    for (size_t i = 0; i < pods.size(); ++i)
+      (i < best_k[d] ? out.to_edge : out.to_cloud).push_back(pods[i]);
+  }
+}
+
 }  // namespace
 
 void Config::validate() const {
@@ -159,16 +205,9 @@ Placement SchedulerCore::suggest(const EdgeModel& m) {
 
 Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32_t> candidates,
                                       bool do_migrate) {
-  const size_t services = m.services.size();
-  std::vector<std::vector<uint32_t>> by_service(services);
-  for (uint32_t c : candidates) {
-    if (m.pods[c].node != kCloud)
-      throw std::invalid_argument("kubedsm::make_decision: candidates must be cloud pods");
-    by_service[m.pods[c].service].push_back(c);
-  }
+  std::vector<std::vector<uint32_t>> by_service(m.services.size());
   std::vector<uint32_t> dims;
-  for (uint32_t s = 0; s < services; ++s)
-    if (!by_service[s].empty()) dims.push_back(s);
+  group_by_service(m, candidates, by_service, dims);
 
   const ServiceCounts base = count_pods(m);
   const Vec2 capacity = m.total_capacity();
@@ -192,17 +231,7 @@ Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32
       if (do_migrate) {
         // bestFit's offloads decide the QoS; its reorderings only move pods inside the edge and
         // leave QoS unchanged, so they are computed for the winning subset only (below).
-        offloads = free_edge_as_needed(m, sum, cur);
-        ServiceCounts after = cur;
-        Vec2 avail = free;
-        for (uint32_t p : offloads) {
-          --after.edge[m.pods[p].service];
-          avail += m.request_of(p);
-        }
-        // Offloads that cannot free the need (immovable pods, a full cloud) leave the subset
-        // without room: it is discarded like one larger than the edge (Alg. 3 line 4).
-        feasible = sum.fits_in(avail);
-        q = total_qos(config_.qos, m, after);
+        q = qos_after_offloads(m, sum, cur, free, offloads, feasible);
       } else {
         q = total_qos(config_.qos, m, cur);
       }
@@ -224,32 +253,12 @@ Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32
         best_n = n;
       }
     }
-    // Next count vector (odometer).
-    size_t d = 0;
-    for (; d < dims.size(); ++d) {
-      const uint32_t s = dims[d];
-      if (k[d] < by_service[s].size()) {
-        ++k[d];
-        ++n;
-        ++cur.edge[s];
-        sum += m.services[s].request;
-        break;
-      }
-      n -= k[d];
-      cur.edge[s] -= k[d];
-      sum -= m.services[s].request * k[d];
-      k[d] = 0;
-    }
-    if (d == dims.size()) break;
+    if (!next_subset(m, by_service, dims, k, n, cur, sum)) break;
   }
 
   Decision out;
   out.qos = best_qos;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    const auto& pods = by_service[dims[d]];
-    for (size_t i = 0; i < pods.size(); ++i)
-      (i < best_k[d] ? out.to_edge : out.to_cloud).push_back(pods[i]);
-  }
+  split_candidates(by_service, dims, best_k, out);
   if (do_migrate) {
     out.offloads = std::move(best_offloads);
     EdgeModel after = m;
@@ -257,6 +266,22 @@ Decision SchedulerCore::make_decision(const EdgeModel& m, std::span<const uint32
     out.reorders = reorder_edge(after);
   }
   return out;
+}
+
+double SchedulerCore::qos_after_offloads(const EdgeModel& m, const Vec2& sum,
+                                         const ServiceCounts& cur, const Vec2& free,
+                                         std::vector<uint32_t>& offloads, bool& feasible) {
+  offloads = free_edge_as_needed(m, sum, cur);
+  ServiceCounts after = cur;
+  Vec2 avail = free;
+  for (uint32_t p : offloads) {
+    --after.edge[m.pods[p].service];
+    avail += m.request_of(p);
+  }
+  // Offloads that cannot free the need (immovable pods, a full cloud) leave the subset
+  // without room: it is discarded like one larger than the edge (Alg. 3 line 4).
+  feasible = sum.fits_in(avail);
+  return total_qos(config_.qos, m, after);
 }
 
 bool SchedulerCore::placeable(const EdgeModel& m, std::span<const uint32_t> to_edge,

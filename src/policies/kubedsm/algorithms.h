@@ -146,6 +146,9 @@ class SchedulerCore {
 
  private:
   void enumerate_reorders(const EdgeModel& m, size_t start, int left);
+  // makeDecision's offloads for a subset (`sum`, `cur`), whether they free room, QoS after them.
+  double qos_after_offloads(const EdgeModel& m, const Vec2& sum, const ServiceCounts& cur,
+                            const Vec2& free, std::vector<uint32_t>& offloads, bool& feasible);
   void evaluate_reorder(const EdgeModel& m);
   // The fragmentation formula and normalisation for `m` (config_.frag).
   FragNorm frag_norm(const EdgeModel& m) const;
