@@ -71,16 +71,20 @@ std::vector<PlannedMove> sequence_moves(const EdgeModel& m, const Placement& p,
   return out;
 }
 
-BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placement& p,
-                       const PlanOptions& o) {
-  BuiltPlans out;
-  const EdgeModel& m = v.model;
+namespace {
+
+// The node a planned move goes to: its edge node, or o.cloud_node's pick (kNoNode: none).
+NodeId move_target(const ClusterView& v, const PlanOptions& o, const PlannedMove& mv) {
+  return mv.to == kCloud ? o.cloud_node(v.pod_ids[mv.pod])
+                         : v.edge_nodes[static_cast<size_t>(mv.to)];
+}
+
+// Batch pods for the cloud: independent one-step plans (Alg. 7 lines 4–7, 15–17).
+void plan_cloud_binds(const ClusterView& v, const ClusterState& s, const Placement& p,
+                      const PlanOptions& o, BuiltPlans& out) {
   auto is_batch = [&](uint32_t pod) {
     return std::find(v.batch.begin(), v.batch.end(), pod) != v.batch.end();
   };
-  auto node_name = [&](NodeId n) { return s.node(n).name; };
-
-  // Batch pods for the cloud: independent one-step plans (Alg. 7 lines 4–7, 15–17).
   for (uint32_t pod : p.cloud) {
     if (!is_batch(pod)) continue;  // an existing cloud pod suggest() left where it is
     const PodId id = v.pod_ids[pod];
@@ -91,37 +95,56 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
     }
     ++out.cloud_binds;
     fw::Plan plan(
-        fmt::format("kubedsm: bind {} to cloud node {}", s.pod(id).key(), node_name(node)));
+        fmt::format("kubedsm: bind {} to cloud node {}", s.pod(id).key(), s.node(node).name));
     plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
     out.plans.push_back(std::move(plan));
     out.migrations.push_back(0);
   }
+}
 
-  const std::vector<PlannedMove> moves = sequence_moves(m, p, v.batch);
-  if (moves.empty()) return out;
-  const bool sequential =
-      std::any_of(moves.begin(), moves.end(), [](const PlannedMove& mv) { return mv.migration; });
-
-  auto target = [&](const PlannedMove& mv) -> NodeId {
-    return mv.to == kCloud ? o.cloud_node(v.pod_ids[mv.pod])
-                           : v.edge_nodes[static_cast<size_t>(mv.to)];
-  };
-
-  if (!sequential) {
-    for (const PlannedMove& mv : moves) {
-      const PodId id = v.pod_ids[mv.pod];
-      const NodeId node = target(mv);
-      ++out.edge_binds;
-      fw::Plan plan(
-          fmt::format("kubedsm: bind {} to edge node {}", s.pod(id).key(), node_name(node)));
-      plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
-      out.plans.push_back(std::move(plan));
-      out.migrations.push_back(0);
-    }
-    return out;
+// Moves without migrations: one independent bind plan each.
+void plan_edge_binds(const ClusterView& v, const ClusterState& s, const PlanOptions& o,
+                     const std::vector<PlannedMove>& moves, BuiltPlans& out) {
+  for (const PlannedMove& mv : moves) {
+    const PodId id = v.pod_ids[mv.pod];
+    const NodeId node = move_target(v, o, mv);
+    ++out.edge_binds;
+    fw::Plan plan(
+        fmt::format("kubedsm: bind {} to edge node {}", s.pod(id).key(), s.node(node).name));
+    plan.bind(fw::PodRef::of(s, id), node).step_timeout_us(o.step_timeout_us);
+    out.plans.push_back(std::move(plan));
+    out.migrations.push_back(0);
   }
+}
 
-  // The edge plan: migrations in order, then the edge binds (Alg. 7 lines 8–14, 18).
+// Adds the steps replacing `pod` (now `cur`) by a pod on `node` in o.style; returns the new pod.
+fw::PodRef plan_migration(fw::Plan& plan, const PlanOptions& o, const Pod& pod,
+                          const fw::PodRef& cur, NodeId node, const std::string& why) {
+  if (o.style == MigrationStyle::kDeleteFirst) {
+    plan.remove(cur, why);
+    const Resources& req = pod.spec->nonzero_request;
+    const fw::PodRef repl = plan.wait_for_create(pod.ns, pod.owner, req);
+    plan.bind(repl, node);
+    if (o.wait_running) plan.wait_for_running(repl);
+    return repl;
+  }
+  Pod copy = pod;
+  copy.name = o.replacement_name ? o.replacement_name(pod) : pod.name + "-m";
+  copy.uid.clear();
+  copy.node_name.clear();
+  copy.phase = PodPhase::kPending;
+  auto spec = std::make_shared<PodSpec>(*pod.spec);
+  spec->annotations.set("orrery.io/migrated-from", pod.key());
+  copy.spec = std::move(spec);
+  const fw::PodRef repl = plan.create(std::move(copy));
+  plan.bind(repl, node).wait_for_running(repl).remove(cur, why);
+  return repl;
+}
+
+// The edge plan: migrations in order, then the edge binds (Alg. 7 lines 8–14, 18).
+void plan_edge_sequence(const ClusterView& v, const ClusterState& s, const PlanOptions& o,
+                        const std::vector<PlannedMove>& moves, BuiltPlans& out) {
+  const EdgeModel& m = v.model;
   fw::Plan plan("kubedsm: edge plan");
   plan.step_timeout_us(o.step_timeout_us);
   std::map<uint32_t, fw::PodRef> ref;  // model pod → its current incarnation
@@ -130,13 +153,13 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
   for (const PlannedMove& mv : moves) {
     const PodId id = v.pod_ids[mv.pod];
     const Pod& pod = s.pod(id);
-    const NodeId node = target(mv);
+    const NodeId node = move_target(v, o, mv);
     if (node == kNoNode) break;  // no cloud room: the rest of the plan cannot follow
     auto it = ref.find(mv.pod);
     const fw::PodRef cur = it != ref.end() ? it->second : fw::PodRef::of(s, id);
     if (!summary.empty()) summary += ", ";
     summary += fmt::format("{} {}→{}", pod.name,
-                           mv.from == kCloud ? "cloud" : m.node_names[mv.from], node_name(node));
+                           mv.from == kCloud ? "cloud" : m.node_names[mv.from], s.node(node).name);
     if (!mv.migration) {
       plan.bind(cur, node);
       ++out.edge_binds;
@@ -144,32 +167,30 @@ BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placem
     }
     ++migrations;
     const std::string why =
-        fmt::format("{}: kubedsm moves it to {}", fw::kMigrationReason, node_name(node));
-    if (o.style == MigrationStyle::kDeleteFirst) {
-      plan.remove(cur, why);
-      const Resources& req = pod.spec->nonzero_request;
-      const fw::PodRef repl = plan.wait_for_create(pod.ns, pod.owner, req);
-      plan.bind(repl, node);
-      if (o.wait_running) plan.wait_for_running(repl);
-      ref[mv.pod] = repl;
-    } else {
-      Pod copy = pod;
-      copy.name = o.replacement_name ? o.replacement_name(pod) : pod.name + "-m";
-      copy.uid.clear();
-      copy.node_name.clear();
-      copy.phase = PodPhase::kPending;
-      auto spec = std::make_shared<PodSpec>(*pod.spec);
-      spec->annotations.set("orrery.io/migrated-from", pod.key());
-      copy.spec = std::move(spec);
-      const fw::PodRef repl = plan.create(std::move(copy));
-      plan.bind(repl, node).wait_for_running(repl).remove(cur, why);
-      ref[mv.pod] = repl;
-    }
+        fmt::format("{}: kubedsm moves it to {}", fw::kMigrationReason, s.node(node).name);
+    ref[mv.pod] = plan_migration(plan, o, pod, cur, node, why);
   }
-  if (plan.empty()) return out;
+  if (plan.empty()) return;
   plan.set_name(fmt::format("kubedsm: {}", summary));
   out.plans.push_back(std::move(plan));
   out.migrations.push_back(migrations);
+}
+
+}  // namespace
+
+BuiltPlans build_plans(const ClusterView& v, const ClusterState& s, const Placement& p,
+                       const PlanOptions& o) {
+  BuiltPlans out;
+  plan_cloud_binds(v, s, p, o, out);
+
+  const std::vector<PlannedMove> moves = sequence_moves(v.model, p, v.batch);
+  if (moves.empty()) return out;
+  const bool sequential =
+      std::any_of(moves.begin(), moves.end(), [](const PlannedMove& mv) { return mv.migration; });
+  if (!sequential)
+    plan_edge_binds(v, s, o, moves, out);
+  else
+    plan_edge_sequence(v, s, o, moves, out);
   return out;
 }
 
