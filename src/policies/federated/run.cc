@@ -130,11 +130,19 @@ std::string profile_name(Arch arch, Pick pick) {
   return std::string(arch_name(arch)) + "_" + std::string(pick_name(pick));
 }
 
-RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOptions& o) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const double cutoff = o.cutoff_s                 ? *o.cutoff_s
-                        : c.arch == Arch::kPigeonC ? c.cutoff_s
-                                                   : kDefaultCutoff;
+namespace {
+
+// What a run produces besides the recorder's data (declared in the order run_federated had them).
+struct RunState {
+  sim::Json cluster;
+  sim::Json messages;
+  uint64_t inconsistencies = 0;
+  std::unique_ptr<Faults> faults;
+  sim::Json fault_summary;
+};
+
+// The simulation parameters of a run of `w` with options `o`.
+SimParams sim_params(const Workload& w, const RunOptions& o) {
   SimParams p;
   p.pick = o.pick;
   p.seed = o.seed;
@@ -145,10 +153,12 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   p.retry_rejected = o.retry_rejected;
   p.quirks = o.quirks;
   p.sample_interval = o.sample_interval > 0 ? o.sample_interval : auto_sample_interval(w);
+  return p;
+}
 
-  sim::EventLoop loop;
-  Recorder rec(w, c.workers(), cutoff);
-  sim::Json cluster;
+// The summary's "cluster" entries common to both architectures.
+void describe_cluster(const ClusterConfig& c, const RunOptions& o, const SimParams& p,
+                      double cutoff, sim::Json& cluster) {
   cluster["config"] = c.source;
   cluster["arch"] = std::string(arch_name(c.arch));
   cluster["match"] = o.pick == Pick::kRandom ? "random" : "minc";
@@ -161,77 +171,88 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   cluster["heartbeat_timing"] = o.aligned_heartbeats ? "aligned" : "random phase, 10% jitter";
   if (sim::Json q = quirk_names(c.arch, o.quirks); !q.empty())
     cluster["reference_quirks"] = std::move(q);
-  sim::Json messages;
-  uint64_t inconsistencies = 0;
-  std::unique_ptr<Faults> faults;
-  sim::Json fault_summary;
-  auto run_loop = [&](auto& arch) {
-    if (o.faults) {
-      faults = std::make_unique<Faults>(*o.faults, o.seed, loop, c.groups.groups(), arch,
-                                        [&rec] { return rec.all_done(); });
-      arch.set_faults(faults.get());
-    }
-    arch.start();
-    if (!faults) {
-      loop.run_until();
-      return;
-    }
-    faults->start();
-    run_faulty(loop, rec);
-    fault_summary = faults->summary();
-    fault_summary["incomplete"] = !rec.all_done();
-  };
-  if (c.arch == Arch::kMegha) {
-    MeghaSim s(loop, w, c, p, rec);
-    run_loop(s);
-    const MeghaCounters& n = s.counters();
-    cluster["gms"] = c.num_gms;
-    cluster["lms"] = c.num_lms;
-    cluster["lm_order"] = o.lm_order == LmOrder::kFixed ? "fixed" : "rotate";
-    cluster["rejected_tasks"] = o.retry_rejected ? "retried at once" : "wait in queue";
-    cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kMeghaHeartbeat);
-    inconsistencies = n.inconsistencies;
-    messages["verify_requests"] = n.verify_requests;
-    if (o.quirks.batched_verify) messages["verify_batches"] = n.verify_batches;
-    messages["rejections"] = n.inconsistencies;
-    messages["launches"] = n.launches;
-    messages["completions"] = 2 * n.completions;  // to the LM and to the GM
-    messages["status_updates"] = n.status_updates;
-    messages["inconsistencies_internal"] = n.inconsistencies_internal;
-    messages["inconsistencies_external"] = n.inconsistencies - n.inconsistencies_internal;
-    messages["retries_placed"] = n.retries_placed;
-    messages["tasks_queued"] = n.queued;
-    if (faults) {
-      fault_summary["task_launches"] = n.launches;
-    }
-  } else {
-    PigeonCSim s(loop, w, c, p, rec, cutoff,
-                 o.reference_cs ? CsCounting::kReference : CsCounting::kPaper);
-    run_loop(s);
-    const PigeonCounters& n = s.counters();
-    cluster["distributors"] = c.num_distributors;
-    cluster["masters"] = c.num_masters;
-    cluster["fqw"] = c.fqw;
-    cluster["cs_counting"] = o.reference_cs ? "reference" : "paper";
-    cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kPigeonHeartbeat);
-    messages["tasks_to_masters"] = n.tasks_to_masters;
-    messages["launches"] = n.launches;
-    messages["completions"] = 2 * n.completions;  // to the Master and to the Distributor
-    messages["heartbeats"] = n.heartbeats;
-    messages["tasks_queued_short"] = n.queued_short;
-    messages["tasks_queued_long"] = n.queued_long;
-    if (faults) {
-      fault_summary["tasks_resent"] = s.tasks_resent();
-      fault_summary["duplicates_ignored"] = s.duplicates_ignored();
-      fault_summary["task_launches"] = n.launches;
-    }
-  }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+}
 
-  RunOutput out;
-  out.jobs = rec.job_records();
-  out.inconsistencies = inconsistencies;
+// Runs `arch` on `loop` to the end, with o.faults (if any) injected through r.faults.
+template <class Sim>
+void run_loop(Sim& arch, sim::EventLoop& loop, const Recorder& rec, const ClusterConfig& c,
+              const RunOptions& o, RunState& r) {
+  if (o.faults) {
+    r.faults = std::make_unique<Faults>(*o.faults, o.seed, loop, c.groups.groups(), arch,
+                                        [&rec] { return rec.all_done(); });
+    arch.set_faults(r.faults.get());
+  }
+  arch.start();
+  if (!r.faults) {
+    loop.run_until();
+    return;
+  }
+  r.faults->start();
+  run_faulty(loop, rec);
+  r.fault_summary = r.faults->summary();
+  r.fault_summary["incomplete"] = !rec.all_done();
+}
+
+// Runs Megha and records its cluster settings, message counts and fault counts in `r`.
+void run_megha(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c, const RunOptions& o,
+               const SimParams& p, Recorder& rec, RunState& r) {
+  MeghaSim s(loop, w, c, p, rec);
+  run_loop(s, loop, rec, c, o, r);
+  const MeghaCounters& n = s.counters();
+  sim::Json& cluster = r.cluster;
+  sim::Json& messages = r.messages;
+  cluster["gms"] = c.num_gms;
+  cluster["lms"] = c.num_lms;
+  cluster["lm_order"] = o.lm_order == LmOrder::kFixed ? "fixed" : "rotate";
+  cluster["rejected_tasks"] = o.retry_rejected ? "retried at once" : "wait in queue";
+  cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kMeghaHeartbeat);
+  r.inconsistencies = n.inconsistencies;
+  messages["verify_requests"] = n.verify_requests;
+  if (o.quirks.batched_verify) messages["verify_batches"] = n.verify_batches;
+  messages["rejections"] = n.inconsistencies;
+  messages["launches"] = n.launches;
+  messages["completions"] = 2 * n.completions;  // to the LM and to the GM
+  messages["status_updates"] = n.status_updates;
+  messages["inconsistencies_internal"] = n.inconsistencies_internal;
+  messages["inconsistencies_external"] = n.inconsistencies - n.inconsistencies_internal;
+  messages["retries_placed"] = n.retries_placed;
+  messages["tasks_queued"] = n.queued;
+  if (r.faults) {
+    r.fault_summary["task_launches"] = n.launches;
+  }
+}
+
+// Runs Pigeon / PigeonC and records its cluster settings, message counts and fault counts in `r`.
+void run_pigeonc(sim::EventLoop& loop, const Workload& w, const ClusterConfig& c,
+                 const RunOptions& o, const SimParams& p, Recorder& rec, double cutoff,
+                 RunState& r) {
+  PigeonCSim s(loop, w, c, p, rec, cutoff,
+               o.reference_cs ? CsCounting::kReference : CsCounting::kPaper);
+  run_loop(s, loop, rec, c, o, r);
+  const PigeonCounters& n = s.counters();
+  sim::Json& cluster = r.cluster;
+  sim::Json& messages = r.messages;
+  cluster["distributors"] = c.num_distributors;
+  cluster["masters"] = c.num_masters;
+  cluster["fqw"] = c.fqw;
+  cluster["cs_counting"] = o.reference_cs ? "reference" : "paper";
+  cluster["heartbeat_s"] = sim::to_seconds(p.heartbeat > 0 ? p.heartbeat : kPigeonHeartbeat);
+  messages["tasks_to_masters"] = n.tasks_to_masters;
+  messages["launches"] = n.launches;
+  messages["completions"] = 2 * n.completions;  // to the Master and to the Distributor
+  messages["heartbeats"] = n.heartbeats;
+  messages["tasks_queued_short"] = n.queued_short;
+  messages["tasks_queued_long"] = n.queued_long;
+  if (r.faults) {
+    r.fault_summary["tasks_resent"] = s.tasks_resent();
+    r.fault_summary["duplicates_ignored"] = s.duplicates_ignored();
+    r.fault_summary["task_launches"] = n.launches;
+  }
+}
+
+// Fills out.summary (summary.json) of a finished run; moves r's JSON parts into it.
+void fill_summary(RunOutput& out, const Workload& w, const ClusterConfig& c, const RunOptions& o,
+                  const sim::EventLoop& loop, const Recorder& rec, double wall, RunState& r) {
   sim::Json& s = out.summary;
   s["scenario"] = o.scenario.empty() ? trace_stem(w.trace->source) : o.scenario;
   s["profile"] = profile_name(c.arch, o.pick);
@@ -242,19 +263,45 @@ RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOpti
   s["jobs"] = sim::jobs_summary(out.jobs);
   s["pods"] = rec.tasks_json();
   s["utilization"] = rec.utilization_json();
-  s["inconsistencies"] = inconsistencies;
+  s["inconsistencies"] = r.inconsistencies;
   s["short_jobs"] = rec.jobs_json(out.jobs, true);
   s["long_jobs"] = rec.jobs_json(out.jobs, false);
-  s["cluster"] = std::move(cluster);
-  s["messages"] = std::move(messages);
+  s["cluster"] = std::move(r.cluster);
+  s["messages"] = std::move(r.messages);
   s["unsatisfiable"] = w.unsatisfiable_json();
-  if (faults) {
+  if (r.faults) {
     size_t runnable = 0;
     for (uint32_t n : w.job_runnable) runnable += n;
-    fault_summary["tasks_runnable"] = runnable;
-    fault_summary["task_completions"] = rec.tasks_reported();  // heard by the jobs' owners
-    s["faults"] = std::move(fault_summary);
+    r.fault_summary["tasks_runnable"] = runnable;
+    r.fault_summary["task_completions"] = rec.tasks_reported();  // heard by the jobs' owners
+    s["faults"] = std::move(r.fault_summary);
   }
+}
+
+}  // namespace
+
+RunOutput run_federated(const Workload& w, const ClusterConfig& c, const RunOptions& o) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cutoff = o.cutoff_s                 ? *o.cutoff_s
+                        : c.arch == Arch::kPigeonC ? c.cutoff_s
+                                                   : kDefaultCutoff;
+  const SimParams p = sim_params(w, o);
+
+  sim::EventLoop loop;
+  Recorder rec(w, c.workers(), cutoff);
+  RunState r;
+  describe_cluster(c, o, p, cutoff, r.cluster);
+  if (c.arch == Arch::kMegha)
+    run_megha(loop, w, c, o, p, rec, r);
+  else
+    run_pigeonc(loop, w, c, o, p, rec, cutoff, r);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  RunOutput out;
+  out.jobs = rec.job_records();
+  out.inconsistencies = r.inconsistencies;
+  fill_summary(out, w, c, o, loop, rec, wall, r);
   out.timeseries_csv = rec.timeseries_csv();
   out.util_samples = rec.util_samples();
   out.task_start = rec.task_starts();
