@@ -337,7 +337,7 @@ void MeghaSim::verify_batch(uint32_t id) {
     ++n_.inconsistencies;
     if (group_of(slot) % gms_ == b.gm) ++n_.inconsistencies_internal;
     if (faults_ && slot_task_[slot] != kNoTask && gm_of(slot_task_[slot]) == b.gm)
-      report_release_[slot] = 1;  // see kVerify
+      report_release_[slot] = 1;  // see on_verify
     b.maps[rejected++] = {task, slot};
   }
   b.maps.resize(rejected);
@@ -411,121 +411,21 @@ void MeghaSim::handle(const sim::Event& e) {
   const sim::Time now = loop_.now();
   if (faults_ && held(e)) return;
   switch (e.kind) {
-    case kJobArrival: {
-      const sim::Trace& t = *w_.trace;
-      const size_t pos = e.a;  // position in arrival order
-      const uint32_t j = w_.arrival_order[pos];
-      if (faults_ && faults_->down(job_gm_[j])) {  // the client resubmits when the GM is back
-        loop_.at(faults_->up_at(job_gm_[j]), this, kJobSubmit, j);
-      } else {
-        arrive(j);
-      }
-      if (pos + 1 < w_.arrival_order.size())
-        loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
-      break;
-    }
+    case kJobArrival: on_job_arrival(e); break;
     case kJobSubmit: arrive(static_cast<uint32_t>(e.a)); break;
-    case kVerify: {  // at the LM
-      const auto task = static_cast<uint32_t>(e.a);
-      const auto slot = static_cast<uint32_t>(e.b);
-      const uint32_t gm = gm_of(task);
-      if (test_bit(truth_.data(), slot)) {
-        accept(task, slot);
-      } else {
-        ++n_.inconsistencies;
-        const uint32_t grp = group_of(slot);
-        if (grp % gms_ == gm) ++n_.inconsistencies_internal;
-        const uint32_t delta = rejection_state(grp / gms_, gm);
-        const uint64_t a = delta == kLiveDelta ? pack(beat_gen_[grp / gms_], task) : task;
-        // With faults, gm may map a worker its own task still holds: the task's completion
-        // reached gm before it reached this LM (two links). gm learns of the worker's release
-        // from nobody then (§4.4 keeps it out of gm's deltas), so this LM reports it after all.
-        if (faults_ && slot_task_[slot] != kNoTask && gm_of(slot_task_[slot]) == gm)
-          report_release_[slot] = 1;
-        send(lm_id(grp / gms_), gm, kReject, a, pack(delta, slot));
-      }
-      break;
-    }
-    case kReject: {  // at the GM
-      const uint32_t task = lo32(e.a);
-      const uint32_t slot = lo32(e.b);
-      const uint32_t gm = gm_of(task), lm = group_of(slot) / gms_;
-      // The rejection says the worker is busy; the state it carries is as new or newer.
-      clear_bit(view(gm), slot);
-      const uint32_t delta = delivered_state(lm, gm, hi32(e.b), hi32(e.a));
-      if (p_.quirks.update_lists) {  // apply_state offers at once: the queue first
-        requeue_rejected(gm, task);
-        apply_state(gm, lm, delta);
-        break;
-      }
-      // The rejected task is the oldest: retry it on the refreshed view first, else it goes back
-      // to the head of the queue; then the freed workers go to the queue.
-      freed_.clear();
-      apply_delta(gm, lm, delta);
-      requeue_rejected(gm, task);
-      offer_freed(gm);
-      break;
-    }
+    case kVerify: on_verify(e); break;
+    case kReject: on_reject(e); break;
     case kVerifyBatch: verify_batch(static_cast<uint32_t>(e.a)); break;
     case kRejectBatch: reject_batch(static_cast<uint32_t>(e.a)); break;
-    case kLaunch: {  // at the worker
-      const auto task = static_cast<uint32_t>(e.a);
-      rec_.task_started(task, now);
-      loop_.after(w_.trace->task_duration[task], this, kTaskEnd, task, e.b);
-      break;
-    }
-    case kTaskEnd:
-      rec_.task_ended(now);
-      if (!faults_ && p_.quirks.lm_frees_at_task_end) {  // the LM at once, the GM one delay on
-        release(static_cast<uint32_t>(e.a), static_cast<uint32_t>(e.b));
-        loop_.after(p_.network_delay, this, kCompletionGm, e.a, e.b);
-      } else if (!faults_) {
-        loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
-      } else {  // two messages, on two links
-        const uint32_t lm = lm_of(static_cast<uint32_t>(e.b));
-        send(faults_->workers_of(lm), lm_id(lm), kCompletion, e.a, e.b);
-        send(faults_->workers_of(lm), gm_of(static_cast<uint32_t>(e.a)), kCompletionGm, e.a, e.b);
-      }
-      break;
-    case kCompletion: {  // the worker's message reaches its LM and the task's GM
-      const auto task = static_cast<uint32_t>(e.a);
-      const auto slot = static_cast<uint32_t>(e.b);
-      const uint32_t gm = gm_of(task);
-      ++n_.completions;
-      release(task, slot);
-      if (faults_) {  // the LM's part only; the GM's is kCompletionGm
-        slot_task_[slot] = kNoTask;
-        if (report_release_[slot]) set_bit(dirty(gm), slot);  // see kVerify
-        report_release_[slot] = 0;
-        break;
-      }
-      rec_.task_reported(task_job_[task], now);
-      offer(gm, slot);
-      break;
-    }
-    case kCompletionGm: {
-      const auto task = static_cast<uint32_t>(e.a);
-      if (!faults_) ++n_.completions;  // quirks.lm_frees_at_task_end
-      rec_.task_reported(task_job_[task], now);
-      offer(gm_of(task), static_cast<uint32_t>(e.b));
-      break;
-    }
+    case kLaunch: on_launch(e, now); break;
+    case kTaskEnd: on_task_end(e, now); break;
+    case kCompletion: on_completion(e, now); break;
+    case kCompletionGm: on_completion_gm(e, now); break;
     case kRegister:  // at the LM: a restarted GM
       mark_all_changed(static_cast<uint32_t>(e.b), static_cast<uint32_t>(e.a));
       send_update_now(static_cast<uint32_t>(e.b), static_cast<uint32_t>(e.a));
       break;
-    case kHeartbeat: {  // LM e.a sends every GM its changes since the last update
-      const auto lm = static_cast<uint32_t>(e.a);
-      ++beat_gen_[lm];  // the LM's pending dicts are replaced (quirks.drop_rejection_state)
-      for (uint32_t g = 0; g < gms_ && !(faults_ && faults_->down(lm_id(lm))); ++g) {
-        ++n_.status_updates;
-        // An empty update changes nothing at the GM: counted, not simulated.
-        const uint32_t delta = take_delta(lm, g);
-        if (delta != kNoDelta) send(lm_id(lm), g, kStatusUpdate, delta, pack(g, lm));
-      }
-      if (!rec_.all_done()) loop_.after(next_beat(), this, kHeartbeat, lm);
-      break;
-    }
+    case kHeartbeat: on_heartbeat(e); break;
     case kStatusUpdate: {
       const uint32_t gm = hi32(e.b), lm = lo32(e.b);
       apply_state(gm, lm, static_cast<uint32_t>(e.a));
@@ -536,6 +436,116 @@ void MeghaSim::handle(const sim::Event& e) {
       if (!rec_.all_done()) loop_.after(p_.sample_interval, this, kSample);
       break;
   }
+}
+
+void MeghaSim::on_job_arrival(const sim::Event& e) {
+  const sim::Trace& t = *w_.trace;
+  const size_t pos = e.a;  // position in arrival order
+  const uint32_t j = w_.arrival_order[pos];
+  if (faults_ && faults_->down(job_gm_[j])) {  // the client resubmits when the GM is back
+    loop_.at(faults_->up_at(job_gm_[j]), this, kJobSubmit, j);
+  } else {
+    arrive(j);
+  }
+  if (pos + 1 < w_.arrival_order.size())
+    loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
+}
+
+void MeghaSim::on_verify(const sim::Event& e) {  // at the LM
+  const auto task = static_cast<uint32_t>(e.a);
+  const auto slot = static_cast<uint32_t>(e.b);
+  const uint32_t gm = gm_of(task);
+  if (test_bit(truth_.data(), slot)) {
+    accept(task, slot);
+  } else {
+    ++n_.inconsistencies;
+    const uint32_t grp = group_of(slot);
+    if (grp % gms_ == gm) ++n_.inconsistencies_internal;
+    const uint32_t delta = rejection_state(grp / gms_, gm);
+    const uint64_t a = delta == kLiveDelta ? pack(beat_gen_[grp / gms_], task) : task;
+    // With faults, gm may map a worker its own task still holds: the task's completion
+    // reached gm before it reached this LM (two links). gm learns of the worker's release
+    // from nobody then (§4.4 keeps it out of gm's deltas), so this LM reports it after all.
+    if (faults_ && slot_task_[slot] != kNoTask && gm_of(slot_task_[slot]) == gm)
+      report_release_[slot] = 1;
+    send(lm_id(grp / gms_), gm, kReject, a, pack(delta, slot));
+  }
+}
+
+void MeghaSim::on_reject(const sim::Event& e) {  // at the GM
+  const uint32_t task = lo32(e.a);
+  const uint32_t slot = lo32(e.b);
+  const uint32_t gm = gm_of(task), lm = group_of(slot) / gms_;
+  // The rejection says the worker is busy; the state it carries is as new or newer.
+  clear_bit(view(gm), slot);
+  const uint32_t delta = delivered_state(lm, gm, hi32(e.b), hi32(e.a));
+  if (p_.quirks.update_lists) {  // apply_state offers at once: the queue first
+    requeue_rejected(gm, task);
+    apply_state(gm, lm, delta);
+    return;
+  }
+  // The rejected task is the oldest: retry it on the refreshed view first, else it goes back
+  // to the head of the queue; then the freed workers go to the queue.
+  freed_.clear();
+  apply_delta(gm, lm, delta);
+  requeue_rejected(gm, task);
+  offer_freed(gm);
+}
+
+void MeghaSim::on_launch(const sim::Event& e, sim::Time now) {  // at the worker
+  const auto task = static_cast<uint32_t>(e.a);
+  rec_.task_started(task, now);
+  loop_.after(w_.trace->task_duration[task], this, kTaskEnd, task, e.b);
+}
+
+void MeghaSim::on_task_end(const sim::Event& e, sim::Time now) {
+  rec_.task_ended(now);
+  if (!faults_ && p_.quirks.lm_frees_at_task_end) {  // the LM at once, the GM one delay on
+    release(static_cast<uint32_t>(e.a), static_cast<uint32_t>(e.b));
+    loop_.after(p_.network_delay, this, kCompletionGm, e.a, e.b);
+  } else if (!faults_) {
+    loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+  } else {  // two messages, on two links
+    const uint32_t lm = lm_of(static_cast<uint32_t>(e.b));
+    send(faults_->workers_of(lm), lm_id(lm), kCompletion, e.a, e.b);
+    send(faults_->workers_of(lm), gm_of(static_cast<uint32_t>(e.a)), kCompletionGm, e.a, e.b);
+  }
+}
+
+void MeghaSim::on_completion(const sim::Event& e, sim::Time now) {
+  const auto task = static_cast<uint32_t>(e.a);
+  const auto slot = static_cast<uint32_t>(e.b);
+  const uint32_t gm = gm_of(task);
+  ++n_.completions;
+  release(task, slot);
+  if (faults_) {  // the LM's part only; the GM's is kCompletionGm
+    slot_task_[slot] = kNoTask;
+    if (report_release_[slot]) set_bit(dirty(gm), slot);  // see on_verify
+    report_release_[slot] = 0;
+    return;
+  }
+  rec_.task_reported(task_job_[task], now);
+  offer(gm, slot);
+}
+
+void MeghaSim::on_completion_gm(const sim::Event& e, sim::Time now) {
+  const auto task = static_cast<uint32_t>(e.a);
+  if (!faults_) ++n_.completions;  // quirks.lm_frees_at_task_end
+  rec_.task_reported(task_job_[task], now);
+  offer(gm_of(task), static_cast<uint32_t>(e.b));
+}
+
+void MeghaSim::on_heartbeat(const sim::Event& e) {
+  // LM e.a sends every GM its changes since the last update.
+  const auto lm = static_cast<uint32_t>(e.a);
+  ++beat_gen_[lm];  // the LM's pending dicts are replaced (quirks.drop_rejection_state)
+  for (uint32_t g = 0; g < gms_ && !(faults_ && faults_->down(lm_id(lm))); ++g) {
+    ++n_.status_updates;
+    // An empty update changes nothing at the GM: counted, not simulated.
+    const uint32_t delta = take_delta(lm, g);
+    if (delta != kNoDelta) send(lm_id(lm), g, kStatusUpdate, delta, pack(g, lm));
+  }
+  if (!rec_.all_done()) loop_.after(next_beat(), this, kHeartbeat, lm);
 }
 
 // ---------------------------------------------------------------- faults

@@ -144,6 +144,15 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
   uint32_t lm_id(uint32_t lm) const { return gms_ + lm; }
   uint32_t lm_of(uint32_t slot) const { return group_of(slot) / gms_; }
   void arrive(uint32_t job);
+  // handle() per message kind (`now`: the event's time).
+  void on_job_arrival(const sim::Event& e);  // a job arrives; the next arrival is posted
+  void on_verify(const sim::Event& e);       // at the LM: accept a mapping or reject it
+  void on_reject(const sim::Event& e);       // at the GM: a rejected mapping and its state
+  void on_launch(const sim::Event& e, sim::Time now);         // at the worker: the task starts
+  void on_task_end(const sim::Event& e, sim::Time now);       // the worker sends its completion(s)
+  void on_completion(const sim::Event& e, sim::Time now);     // at the LM (and the GM)
+  void on_completion_gm(const sim::Event& e, sim::Time now);  // at the GM
+  void on_heartbeat(const sim::Event& e);                     // an LM sends every GM its changes
   // With faults: true when the message `e` cannot be delivered now (it is posted again then).
   bool held(const sim::Event& e);
   // The LM's next update to gm carries every worker of the LM, except those running gm's tasks
@@ -223,7 +232,7 @@ class MeghaSim final : public sim::EventTarget, public FaultListener {
   MeghaCounters n_;
   Faults* faults_ = nullptr;
   std::vector<uint32_t> slot_task_;      // with faults: [slot] the task the LM launched there
-  std::vector<uint8_t> report_release_;  // with faults: [slot] see kVerify in megha.cc
+  std::vector<uint8_t> report_release_;  // with faults: [slot] see on_verify in megha.cc
 };
 
 }  // namespace orrery::federated
