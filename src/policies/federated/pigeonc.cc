@@ -200,102 +200,115 @@ void PigeonCSim::handle(const sim::Event& e) {
   const sim::Time now = loop_.now();
   if (faults_ && held(e)) return;
   switch (e.kind) {
-    case kJobArrival: {  // at a Distributor
-      const sim::Trace& t = *w_.trace;
-      const size_t pos = e.a;
-      const uint32_t j = w_.arrival_order[pos];
-      if (faults_ && faults_->down(j % distributors_)) {  // resubmitted when it is back
-        loop_.at(faults_->up_at(j % distributors_), this, kJobSubmit, j);
-      } else {
-        arrive(j);
-      }
-      if (pos + 1 < w_.arrival_order.size())
-        loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
-      break;
-    }
+    case kJobArrival: on_job_arrival(e); break;
     case kJobSubmit: arrive(static_cast<uint32_t>(e.a)); break;
-    case kToMaster: {
-      const auto task = static_cast<uint32_t>(e.a);
-      const auto m = static_cast<uint32_t>(e.b);
-      if (faults_) {
-        if (task_state_[task] != kUnknown) {  // sent again after a restart, and known
-          ++duplicates_;
-          break;
-        }
-        task_state_[task] = kQueued;  // kLaunched below or when a worker is freed for it
-      }
-      uint64_t* avail = avail_.data() + static_cast<size_t>(m) * words_;
-      const Pick pick = p_.quirks.master_picks_min ? Pick::kMinConstraints : p_.pick;
-      const int32_t i = matcher_.match(m, avail, w_.task_constraints[task], pick, master_rng_[m]);
-      if (i >= 0) {
-        clear_bit(avail, static_cast<size_t>(i));
-        --idle_count_[m];
-        ++n_.launches;
-        if (faults_) task_state_[task] = kLaunched;
-        send(master_id(m), faults_ ? faults_->workers_of(m) : 0, kLaunch, task,
-             m * stride_ + static_cast<uint32_t>(i));
-      } else {
-        const bool is_short = job_short_[task_job_[task]];
-        queues_[m].push(task, w_.task_constraints[task], is_short);
-        ++(is_short ? n_.queued_short : n_.queued_long);
-      }
-      break;
-    }
-    case kLaunch: {
-      const auto task = static_cast<uint32_t>(e.a);
-      rec_.task_started(task, now);
-      loop_.after(w_.trace->task_duration[task], this, kTaskEnd, task, e.b);
-      break;
-    }
-    case kTaskEnd:
-      rec_.task_ended(now);
-      if (!faults_) {
-        loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
-      } else {  // two messages, on two links
-        const uint32_t m = static_cast<uint32_t>(e.b) / stride_;
-        send(faults_->workers_of(m), master_id(m), kCompletion, e.a, e.b);
-        send(faults_->workers_of(m), distributor_of(static_cast<uint32_t>(e.a)), kCompletionDist,
-             e.a, e.b);
-      }
-      break;
-    case kCompletion: {  // reaches the Master and the job's Distributor
-      const auto task = static_cast<uint32_t>(e.a);
-      const auto slot = static_cast<uint32_t>(e.b);
-      ++n_.completions;
-      free_worker(slot / stride_, slot);
-      if (!faults_) rec_.task_reported(task_job_[task], now);  // else: kCompletionDist
-      break;
-    }
+    case kToMaster: on_to_master(e); break;
+    case kLaunch: on_launch(e, now); break;
+    case kTaskEnd: on_task_end(e, now); break;
+    case kCompletion: on_completion(e, now); break;
     case kCompletionDist:
       task_reported_[e.a] = 1;
       rec_.task_reported(task_job_[static_cast<uint32_t>(e.a)], now);
       break;
-    case kMasterUp: {  // at Distributor e.b: send Master e.a its unfinished tasks again
-      const auto m = static_cast<uint32_t>(e.a), d = static_cast<uint32_t>(e.b);
-      for (uint32_t t = 0; t < task_master_.size(); ++t) {
-        if (task_master_[t] != m || task_reported_[t] || distributor_of(t) != d) continue;
-        ++resent_;
-        send(d, master_id(m), kToMaster, t, m);
-      }
-      break;
-    }
-    case kHeartbeat:  // every Master reports its idle workers to every Distributor
-      n_.heartbeats += static_cast<uint64_t>(masters_) * distributors_;
-      in_flight_ = idle_count_;
-      loop_.after(p_.network_delay, this, kMasterReport);
-      if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat);
-      break;
-    case kMasterReport:
-      for (uint32_t d = 0; d < distributors_; ++d)
-        if (!faults_ || !faults_->down(d))
-          std::copy(in_flight_.begin(), in_flight_.end(),
-                    idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
-      break;
+    case kMasterUp: on_master_up(e); break;
+    case kHeartbeat: on_heartbeat(); break;
+    case kMasterReport: on_master_report(); break;
     case kSample:
       rec_.sample(now, queued());
       if (!rec_.all_done()) loop_.after(p_.sample_interval, this, kSample);
       break;
   }
+}
+
+void PigeonCSim::on_job_arrival(const sim::Event& e) {  // at a Distributor
+  const sim::Trace& t = *w_.trace;
+  const size_t pos = e.a;
+  const uint32_t j = w_.arrival_order[pos];
+  if (faults_ && faults_->down(j % distributors_)) {  // resubmitted when it is back
+    loop_.at(faults_->up_at(j % distributors_), this, kJobSubmit, j);
+  } else {
+    arrive(j);
+  }
+  if (pos + 1 < w_.arrival_order.size())
+    loop_.at(t.jobs[w_.arrival_order[pos + 1]].arrival, this, kJobArrival, pos + 1);
+}
+
+void PigeonCSim::on_to_master(const sim::Event& e) {
+  const auto task = static_cast<uint32_t>(e.a);
+  const auto m = static_cast<uint32_t>(e.b);
+  if (faults_) {
+    if (task_state_[task] != kUnknown) {  // sent again after a restart, and known
+      ++duplicates_;
+      return;
+    }
+    task_state_[task] = kQueued;  // kLaunched below or when a worker is freed for it
+  }
+  uint64_t* avail = avail_.data() + static_cast<size_t>(m) * words_;
+  const Pick pick = p_.quirks.master_picks_min ? Pick::kMinConstraints : p_.pick;
+  const int32_t i = matcher_.match(m, avail, w_.task_constraints[task], pick, master_rng_[m]);
+  if (i >= 0) {
+    clear_bit(avail, static_cast<size_t>(i));
+    --idle_count_[m];
+    ++n_.launches;
+    if (faults_) task_state_[task] = kLaunched;
+    send(master_id(m), faults_ ? faults_->workers_of(m) : 0, kLaunch, task,
+         m * stride_ + static_cast<uint32_t>(i));
+  } else {
+    const bool is_short = job_short_[task_job_[task]];
+    queues_[m].push(task, w_.task_constraints[task], is_short);
+    ++(is_short ? n_.queued_short : n_.queued_long);
+  }
+}
+
+void PigeonCSim::on_launch(const sim::Event& e, sim::Time now) {
+  const auto task = static_cast<uint32_t>(e.a);
+  rec_.task_started(task, now);
+  loop_.after(w_.trace->task_duration[task], this, kTaskEnd, task, e.b);
+}
+
+void PigeonCSim::on_task_end(const sim::Event& e, sim::Time now) {
+  rec_.task_ended(now);
+  if (!faults_) {
+    loop_.after(p_.network_delay, this, kCompletion, e.a, e.b);
+  } else {  // two messages, on two links
+    const uint32_t m = static_cast<uint32_t>(e.b) / stride_;
+    send(faults_->workers_of(m), master_id(m), kCompletion, e.a, e.b);
+    send(faults_->workers_of(m), distributor_of(static_cast<uint32_t>(e.a)), kCompletionDist, e.a,
+         e.b);
+  }
+}
+
+void PigeonCSim::on_completion(const sim::Event& e, sim::Time now) {
+  // Reaches the Master and the job's Distributor.
+  const auto task = static_cast<uint32_t>(e.a);
+  const auto slot = static_cast<uint32_t>(e.b);
+  ++n_.completions;
+  free_worker(slot / stride_, slot);
+  if (!faults_) rec_.task_reported(task_job_[task], now);  // else: kCompletionDist
+}
+
+void PigeonCSim::on_master_up(const sim::Event& e) {
+  // At Distributor e.b: send Master e.a its unfinished tasks again.
+  const auto m = static_cast<uint32_t>(e.a), d = static_cast<uint32_t>(e.b);
+  for (uint32_t t = 0; t < task_master_.size(); ++t) {
+    if (task_master_[t] != m || task_reported_[t] || distributor_of(t) != d) continue;
+    ++resent_;
+    send(d, master_id(m), kToMaster, t, m);
+  }
+}
+
+void PigeonCSim::on_heartbeat() {  // every Master reports its idle workers to every Distributor
+  n_.heartbeats += static_cast<uint64_t>(masters_) * distributors_;
+  in_flight_ = idle_count_;
+  loop_.after(p_.network_delay, this, kMasterReport);
+  if (!rec_.all_done()) loop_.after(p_.heartbeat, this, kHeartbeat);
+}
+
+void PigeonCSim::on_master_report() {
+  for (uint32_t d = 0; d < distributors_; ++d)
+    if (!faults_ || !faults_->down(d))
+      std::copy(in_flight_.begin(), in_flight_.end(),
+                idle_seen_.begin() + static_cast<ptrdiff_t>(d) * masters_);
 }
 
 // ---------------------------------------------------------------- faults

@@ -162,6 +162,15 @@ class PigeonCSim final : public sim::EventTarget, public FaultListener {
   uint32_t master_id(uint32_t m) const { return distributors_ + m; }
   void arrive(uint32_t job);
   bool held(const sim::Event& e);  // with faults; see MeghaSim::held
+  // handle() per message kind (`now`: the event's time).
+  void on_job_arrival(const sim::Event& e);            // a job arrives; the next arrival is posted
+  void on_to_master(const sim::Event& e);              // at the Master: launch the task or queue it
+  void on_launch(const sim::Event& e, sim::Time now);  // at the worker: the task starts
+  void on_task_end(const sim::Event& e, sim::Time now);    // the worker sends its completion(s)
+  void on_completion(const sim::Event& e, sim::Time now);  // at the Master (and the Distributor)
+  void on_master_up(const sim::Event& e);  // a Distributor resends a restarted Master its tasks
+  void on_heartbeat();      // every Master reports its idle workers to every Distributor
+  void on_master_report();  // the reports reach the Distributors that are up
 
   void free_worker(uint32_t master, uint32_t slot);
 
