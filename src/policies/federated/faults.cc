@@ -106,6 +106,81 @@ void parse_network(const Ctx& n, FaultPlan* p) {
   }
 }
 
+// The `partitions` list of the plan at `root`, into p->partitions.
+void parse_partitions(const Ctx& root, const Names& names, FaultPlan* p) {
+  const Ctx parts = root.child("partitions");
+  if (parts.defined()) {
+    parts.expect_seq();
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const Ctx c = parts.item(i);
+      check_keys(c, {"from", "to", "between"});
+      FaultPlan::Partition x;
+      x.from = required_duration(c, "from", false);
+      x.to = required_duration(c, "to", false);
+      if (x.to <= x.from) c.child("to").fail("expected a time after from");
+      if (!c.has("between")) c.fail("needs between: [SIDE, SIDE] (a name or a list of names each)");
+      const Ctx b = c.child("between");
+      b.expect_seq();
+      if (b.size() != 2) b.fail("expected two sides, e.g. [gm0, [lm1, lm2]]");
+      x.a = names.side(b.item(0));
+      x.b = names.side(b.item(1));
+      for (uint32_t id : x.a) {
+        if (std::find(x.b.begin(), x.b.end(), id) != x.b.end())
+          b.fail("component " + p->names[id] + " is on both sides");
+      }
+      p->partitions.push_back(std::move(x));
+    }
+  }
+}
+
+// The `crashes` list of the plan at `root`, into p->crashes.
+void parse_crashes(const Ctx& root, const Names& names, FaultPlan* p) {
+  const Ctx crashes = root.child("crashes");
+  if (crashes.defined()) {
+    crashes.expect_seq();
+    for (size_t i = 0; i < crashes.size(); ++i) {
+      const Ctx c = crashes.item(i);
+      check_keys(c, {"component", "at", "restart"});
+      if (!c.has("component")) c.fail("needs component (e.g. gm0, lm1, master3, distributor0)");
+      FaultPlan::Crash x;
+      x.component = names.resolve(c.child("component"), false).front();
+      x.at = required_duration(c, "at", false);
+      x.restart = required_duration(c, "restart", false);
+      if (x.restart <= x.at) c.child("restart").fail("expected a time after at");
+      for (const FaultPlan::Crash& o : p->crashes) {
+        if (o.component == x.component && x.at < o.restart && o.at < x.restart) {
+          c.fail(p->names[x.component] + " is already down then (another crash overlaps)");
+        }
+      }
+      p->crashes.push_back(x);
+    }
+  }
+}
+
+// The `random_crashes` list of the plan at `root`, into p->random_crashes.
+void parse_random_crashes(const Ctx& root, const Names& names, FaultPlan* p) {
+  const Ctx random = root.child("random_crashes");
+  if (random.defined()) {
+    random.expect_seq();
+    for (size_t i = 0; i < random.size(); ++i) {
+      const Ctx c = random.item(i);
+      check_keys(c, {"components", "mtbf", "mttr", "until"});
+      if (!c.has("components")) c.fail("needs components (names or kinds: gm, lm, ...)");
+      FaultPlan::RandomCrashes x;
+      const Ctx list = c.child("components");
+      list.expect_seq();
+      std::set<uint32_t> seen;
+      for (size_t k = 0; k < list.size(); ++k)
+        for (uint32_t id : names.resolve(list.item(k), true))
+          if (seen.insert(id).second) x.components.push_back(id);
+      x.mtbf = required_duration(c, "mtbf", true);
+      x.mttr = required_duration(c, "mttr", true);
+      if (c.has("until")) x.until = required_duration(c, "until", true);
+      p->random_crashes.push_back(std::move(x));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> component_names(const ClusterConfig& c) {
@@ -138,71 +213,9 @@ FaultPlan parse_fault_plan(const std::string& text, const std::string& source,
   }
   if (root.has("network")) parse_network(root.child("network"), &p);
 
-  const Ctx parts = root.child("partitions");
-  if (parts.defined()) {
-    parts.expect_seq();
-    for (size_t i = 0; i < parts.size(); ++i) {
-      const Ctx c = parts.item(i);
-      check_keys(c, {"from", "to", "between"});
-      FaultPlan::Partition x;
-      x.from = required_duration(c, "from", false);
-      x.to = required_duration(c, "to", false);
-      if (x.to <= x.from) c.child("to").fail("expected a time after from");
-      if (!c.has("between")) c.fail("needs between: [SIDE, SIDE] (a name or a list of names each)");
-      const Ctx b = c.child("between");
-      b.expect_seq();
-      if (b.size() != 2) b.fail("expected two sides, e.g. [gm0, [lm1, lm2]]");
-      x.a = names.side(b.item(0));
-      x.b = names.side(b.item(1));
-      for (uint32_t id : x.a) {
-        if (std::find(x.b.begin(), x.b.end(), id) != x.b.end())
-          b.fail("component " + p.names[id] + " is on both sides");
-      }
-      p.partitions.push_back(std::move(x));
-    }
-  }
-
-  const Ctx crashes = root.child("crashes");
-  if (crashes.defined()) {
-    crashes.expect_seq();
-    for (size_t i = 0; i < crashes.size(); ++i) {
-      const Ctx c = crashes.item(i);
-      check_keys(c, {"component", "at", "restart"});
-      if (!c.has("component")) c.fail("needs component (e.g. gm0, lm1, master3, distributor0)");
-      FaultPlan::Crash x;
-      x.component = names.resolve(c.child("component"), false).front();
-      x.at = required_duration(c, "at", false);
-      x.restart = required_duration(c, "restart", false);
-      if (x.restart <= x.at) c.child("restart").fail("expected a time after at");
-      for (const FaultPlan::Crash& o : p.crashes) {
-        if (o.component == x.component && x.at < o.restart && o.at < x.restart) {
-          c.fail(p.names[x.component] + " is already down then (another crash overlaps)");
-        }
-      }
-      p.crashes.push_back(x);
-    }
-  }
-
-  const Ctx random = root.child("random_crashes");
-  if (random.defined()) {
-    random.expect_seq();
-    for (size_t i = 0; i < random.size(); ++i) {
-      const Ctx c = random.item(i);
-      check_keys(c, {"components", "mtbf", "mttr", "until"});
-      if (!c.has("components")) c.fail("needs components (names or kinds: gm, lm, ...)");
-      FaultPlan::RandomCrashes x;
-      const Ctx list = c.child("components");
-      list.expect_seq();
-      std::set<uint32_t> seen;
-      for (size_t k = 0; k < list.size(); ++k)
-        for (uint32_t id : names.resolve(list.item(k), true))
-          if (seen.insert(id).second) x.components.push_back(id);
-      x.mtbf = required_duration(c, "mtbf", true);
-      x.mttr = required_duration(c, "mttr", true);
-      if (c.has("until")) x.until = required_duration(c, "until", true);
-      p.random_crashes.push_back(std::move(x));
-    }
-  }
+  parse_partitions(root, names, &p);
+  parse_crashes(root, names, &p);
+  parse_random_crashes(root, names, &p);
   return p;
 }
 
