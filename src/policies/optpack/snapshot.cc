@@ -81,14 +81,15 @@ std::string protection_reason(const ClusterState& st, PodId p) {
   return "";
 }
 
-SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
-                          const SnapshotLimits& limits) {
-  SnapshotModel out;
-  Model& m = out.model;
-  Rng rng = Rng::derive(0, "optpack-filters");
-  if (limits.max_nodes && st.node_count() > limits.max_nodes)
-    throw InputError("the cluster has " + std::to_string(st.node_count()) +
-                     " nodes, more than the solve limit of " + std::to_string(limits.max_nodes));
+namespace {
+
+// Records pod p as left out of the model, with the reason.
+void skip(SnapshotModel& out, const ClusterState& st, PodId p, std::string why) {
+  out.skipped.push_back({st.pod(p).key(), std::move(why)});
+}
+
+// Fills out.node_ids (and warnings on nodes without capacity); returns cluster node → model node.
+std::map<NodeId, int> index_nodes(const ClusterState& st, SnapshotModel& out) {
   std::map<NodeId, int> node_index;
   for (NodeId n : st.nodes()) {
     node_index[n] = static_cast<int>(out.node_ids.size());
@@ -97,12 +98,12 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
     if (a[kCpu] <= 0 && a[kMemory] <= 0)
       out.warnings.push_back("node " + st.node(n).name + " has no cpu or memory capacity");
   }
-  // Classify the pods.
-  std::vector<PodId> movable;
-  std::vector<PodId> fixed;  // their requests stay on their node
-  auto skip = [&](PodId p, std::string why) {
-    out.skipped.push_back({st.pod(p).key(), std::move(why)});
-  };
+  return node_index;
+}
+
+// Classifies the live pods: movable ones, and skipped ones (bound ones among them go to `fixed`).
+void classify_pods(const ClusterState& st, const fw::Profile& profile, SnapshotModel& out,
+                   std::vector<PodId>& movable, std::vector<PodId>& fixed) {
   for (PodId p : st.pods()) {
     const Pod& pod = st.pod(p);
     if (is_terminal(pod.phase)) continue;
@@ -120,15 +121,19 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
       why = "inter-pod affinity / topology spread constraints are not modelled";
     if (!why.empty()) {
       if (bound) fixed.push_back(p);
-      skip(p, why + (bound ? " (kept on its node)" : " (left pending)"));
+      skip(out, st, p, why + (bound ? " (kept on its node)" : " (left pending)"));
       continue;
     }
     movable.push_back(p);
   }
-  if (limits.max_pods && movable.size() > limits.max_pods)
-    throw InputError("the cluster has " + std::to_string(movable.size()) +
-                     " movable pods, more than the solve limit of " +
-                     std::to_string(limits.max_pods));
+}
+
+// The model's dimensions and node capacities (less the fixed pods' requests); returns the dims.
+std::vector<ResourceId> add_dims_and_nodes(const ClusterState& st,
+                                           const std::vector<PodId>& movable,
+                                           const std::vector<PodId>& fixed,
+                                           std::map<NodeId, int>& node_index, SnapshotModel& out) {
+  Model& m = out.model;
   // Dimensions: every resource a movable pod requests, and the pod count.
   std::vector<ResourceId> dims = {kCpu, kMemory, kPods};
   for (PodId p : movable)
@@ -147,9 +152,37 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
     for (size_t d = 0; d < dims.size(); ++d)
       m.cap[j * dims.size() + d] -= st.pod(p).spec->request[dims[d]];
   }
-  // Pods: drop pending ones no node could ever hold.
-  std::vector<std::vector<uint8_t>> rows;
-  std::vector<PodId> kept;
+  return dims;
+}
+
+// Why a pod whose feasible nodes (`row`) all lack room is skipped.
+std::string unplaceable_reason(const ClusterState& st, const Pod& pod,
+                               const std::vector<ResourceId>& dims, const std::vector<uint8_t>& row,
+                               const SnapshotModel& out) {
+  std::string why = "no node passes its filters (left pending)";
+  // Name a resource no feasible node has enough of, with the largest offer.
+  for (ResourceId r : dims) {
+    int64_t most = -1;
+    for (size_t j = 0; j < out.node_ids.size(); ++j)
+      if (row[j]) most = std::max(most, st.allocatable(r)[out.node_ids[j]]);
+    if (most >= 0 && pod.spec->request[r] > most) {
+      why = "larger than every node it may run on: requests " +
+            format_resource_quantity(r, pod.spec->request[r]) + " " +
+            std::string(resource_name(r)) + ", the most any offers is " +
+            format_resource_quantity(r, most) + " (left pending)";
+      break;
+    }
+  }
+  if (std::find(row.begin(), row.end(), 1) != row.end() && why.starts_with("no node passes"))
+    why = "larger than every node it may run on (left pending)";
+  return why;
+}
+
+// Keeps the movable pods some node could hold (`kept`, with their feasibility `rows`).
+void keep_placeable(const ClusterState& st, fw::Profile& profile, Rng& rng,
+                    const std::vector<ResourceId>& dims, const std::vector<PodId>& movable,
+                    std::map<NodeId, int>& node_index, SnapshotModel& out,
+                    std::vector<std::vector<uint8_t>>& rows, std::vector<PodId>& kept) {
   for (PodId p : movable) {
     const Pod& pod = st.pod(p);
     const bool bound = st.pod_node(p) != kNoNode;
@@ -165,28 +198,19 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
       fits_some = ok;
     }
     if (!fits_some) {
-      std::string why = "no node passes its filters (left pending)";
-      // Name a resource no feasible node has enough of, with the largest offer.
-      for (ResourceId r : dims) {
-        int64_t most = -1;
-        for (size_t j = 0; j < out.node_ids.size(); ++j)
-          if (row[j]) most = std::max(most, st.allocatable(r)[out.node_ids[j]]);
-        if (most >= 0 && pod.spec->request[r] > most) {
-          why = "larger than every node it may run on: requests " +
-                format_resource_quantity(r, pod.spec->request[r]) + " " +
-                std::string(resource_name(r)) + ", the most any offers is " +
-                format_resource_quantity(r, most) + " (left pending)";
-          break;
-        }
-      }
-      if (std::find(row.begin(), row.end(), 1) != row.end() && why.starts_with("no node passes"))
-        why = "larger than every node it may run on (left pending)";
-      skip(p, why);
+      skip(out, st, p, unplaceable_reason(st, pod, dims, row, out));
       continue;
     }
     kept.push_back(p);
     rows.push_back(std::move(row));
   }
+}
+
+// Adds the kept pods to the model: names, requests, priority tiers, placement, feasibility.
+void add_pods(const ClusterState& st, const std::vector<ResourceId>& dims,
+              const std::vector<PodId>& kept, const std::vector<std::vector<uint8_t>>& rows,
+              std::map<NodeId, int>& node_index, SnapshotModel& out) {
+  Model& m = out.model;
   std::set<int32_t, std::greater<>> prios;
   for (PodId p : kept) prios.insert(st.pod(p).spec->priority);
   m.tier_priority.assign(prios.begin(), prios.end());
@@ -203,7 +227,33 @@ SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
   }
   m.feasible.clear();
   for (const auto& row : rows) m.feasible.insert(m.feasible.end(), row.begin(), row.end());
-  m.validate();
+}
+
+}  // namespace
+
+SnapshotModel build_model(const ClusterState& st, fw::Profile& profile,
+                          const SnapshotLimits& limits) {
+  SnapshotModel out;
+  Rng rng = Rng::derive(0, "optpack-filters");
+  if (limits.max_nodes && st.node_count() > limits.max_nodes)
+    throw InputError("the cluster has " + std::to_string(st.node_count()) +
+                     " nodes, more than the solve limit of " + std::to_string(limits.max_nodes));
+  std::map<NodeId, int> node_index = index_nodes(st, out);
+  // Classify the pods.
+  std::vector<PodId> movable;
+  std::vector<PodId> fixed;  // their requests stay on their node
+  classify_pods(st, profile, out, movable, fixed);
+  if (limits.max_pods && movable.size() > limits.max_pods)
+    throw InputError("the cluster has " + std::to_string(movable.size()) +
+                     " movable pods, more than the solve limit of " +
+                     std::to_string(limits.max_pods));
+  const std::vector<ResourceId> dims = add_dims_and_nodes(st, movable, fixed, node_index, out);
+  // Pods: drop pending ones no node could ever hold.
+  std::vector<std::vector<uint8_t>> rows;
+  std::vector<PodId> kept;
+  keep_placeable(st, profile, rng, dims, movable, node_index, out, rows, kept);
+  add_pods(st, dims, kept, rows, node_index, out);
+  out.model.validate();
   return out;
 }
 
