@@ -7,10 +7,11 @@
 #   ... change code, rebuild ...
 #   bench/compare_outputs.sh build/release/orrery /tmp/new /tmp/ref   # after: record and compare
 #
-# The set: (a) syn_250 on 10,000 workers with kube-default; (b) every scenario under scenarios/;
+# The set: (a) syn_250 on 10,000 workers with kube-default, and under Megha and PigeonC with
+# their fault plans; (b) every scenario under scenarios/;
 # (c) `orrery schedule` on the golden snapshot (deterministic and seeded ties) and on a
-# bench-sized generated snapshot (bench/gen_snapshot.py, adaptive and 100 % of nodes), and
-# `orrery score` on the golden snapshot; (d) `orrery repro <paper> --quick` for kubedsm,
+# bench-sized generated snapshot (bench/gen_snapshot.py, adaptive and 100 % of nodes), `orrery
+# score` on the golden snapshot, and `orrery explain` (table and JSON, a preemption); (d) `orrery repro <paper> --quick` for kubedsm,
 # federated, kubcg and carico; optpack only with ORRERY_COMPARE_OPTPACK=1 (its --quick run takes
 # more than 10 minutes on 2 shared cores; `--deterministic`: solver budgets in work units, so the
 # categories do not depend on the machine's speed). Run from anywhere; paths are resolved from the
@@ -48,9 +49,20 @@ run() {  # run NAME CMD...: stdout to OUT/NAME.stdout; a failure is reported but
 run sim/syn250 "$bin" sim --trace "$data/megha/syn_250.0.tr" --workers 10000 \
   --out "$out/sim/syn250" --no-wall-clock -q
 
-# (b) every scenario (files that are cluster snapshots for other scenarios are skipped).
+# (a') Megha and PigeonC on the same trace under their fault plans (scenarios/faults: fault plans
+# for --faults, not scenarios).
+for a in megha pigeonc; do
+  cfg=$data/megha/megha_config_G5L5S10000_C.json
+  [[ $a == pigeonc ]] && cfg=$data/megha/pigeon_config_D10M100S10000_C.json
+  run "sim/syn250-$a-faults" "$bin" sim --trace "$data/megha/syn_250.0.tr" --cluster-config "$cfg" \
+    --arch $a --faults scenarios/faults/$a.yaml --out "$out/sim/syn250-$a-faults" --no-wall-clock -q
+done
+
+# (b) every scenario (files that are cluster snapshots for other scenarios, and the fault plans
+# above, are skipped).
 while IFS= read -r f; do
   grep -q '^kind:' "$f" && continue
+  [[ $f == scenarios/faults/* ]] && continue
   name=${f#scenarios/}
   name=${name%.yaml}
   run "scenarios/${name//\//_}" "$bin" sim "$f" --out "$out/scenarios/${name//\//_}" \
@@ -64,6 +76,10 @@ run schedule/golden-deterministic "$bin" schedule --cluster $g/golden-cluster.js
 run schedule/golden-seed7 "$bin" schedule --cluster $g/golden-cluster.json --seed 7 \
   --out "$out/schedule/golden-seed7.json"
 run schedule/score "$bin" score --cluster $g/golden-cluster.json --pod tests/data/schedule/pod.yaml
+run schedule/explain-golden "$bin" explain --cluster $g/golden-cluster.json web/pending-000 --top 10
+run schedule/explain-golden-json "$bin" explain --cluster $g/golden-cluster.json batch/pending-001 \
+  --config $g/golden-config.yaml -o json
+run schedule/explain-preemption "$bin" explain --cluster tests/data/schedule/cluster.yaml urgent
 snapshot=${TMPDIR:-/tmp}/orrery-compare-snapshot.json
 if [[ ! -s $snapshot || bench/gen_snapshot.py -nt $snapshot ]]; then
   python3 bench/gen_snapshot.py >"$snapshot.tmp" && mv "$snapshot.tmp" "$snapshot"
