@@ -534,7 +534,7 @@ std::unique_ptr<Profile> build_profile(const ProfileConfig& config, int global_p
                                        const PluginRegistry& registry,
                                        std::vector<std::string>* warnings, Runtime* runtime) {
   auto prof = std::make_unique<Profile>();
-  prof->handle = make_profile_handle(runtime, prof.get());
+  prof->handle = std::make_unique<FrameworkRunner>(runtime, prof.get());
   prof->scheduler_name = config.scheduler_name;
   prof->percentage_of_nodes_to_score = config.percentage_of_nodes_to_score >= 0
                                            ? config.percentage_of_nodes_to_score

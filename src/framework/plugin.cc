@@ -45,7 +45,7 @@ void Plugin::describe(const ClusterState&, const Rejection&,
                       std::vector<std::string>* reasons) const {
   reasons->push_back("node(s) rejected by " + std::string(name()));
 }
-PostFilterResult Plugin::post_filter(const CycleContext&, FrameworkHandle&, const Rejections&) {
+PostFilterResult Plugin::post_filter(const CycleContext&, Handle&, const Rejections&) {
   return {Status::unschedulable(name(), "not implemented"), kNoNode, {}, {}};
 }
 Status Plugin::pre_score(const CycleContext&, std::span<const NodeId>) {

@@ -17,6 +17,7 @@
 #include "framework/backend.h"
 #include "framework/cycle.h"
 #include "framework/diagnosis.h"
+#include "framework/handle.h"
 #include "framework/queueing_hint.h"
 #include "framework/status.h"
 
@@ -49,25 +50,6 @@ struct QueuedPod {
   NodeId nominated_node = kNoNode;
   // Requeue-all mode only: a retry that counts for nothing if it fails (framework/queue.h).
   bool probe = false;
-};
-
-// Services the framework offers PostFilter plugins (preemption) for what-if evaluation.
-class FrameworkHandle {
- public:
-  virtual ~FrameworkHandle() = default;
-  // The live state, for temporarily removing/re-adding pods; it must be restored before
-  // post_filter returns.
-  virtual ClusterState& mutable_state() = 0;
-  // Runs the profile's filters for the cycle's pod on one node against the current state, with
-  // the pods nominated to that node (of at least the pod's priority) assumed there, as upstream's
-  // RunFilterPluginsWithNominatedPods. PreFilter state must have been told about pods removed/added
-  // since pre_filter (removed_pod/added_pod). On failure, `reasons` (if given) receives the first
-  // failing filter's reason strings.
-  virtual bool passes_filters(const CycleContext& cycle, NodeId node,
-                              std::vector<std::string>* reasons = nullptr) = 0;
-  virtual void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) = 0;
-  virtual void added_pod(const CycleContext& cycle, PodId pod, NodeId node) = 0;
-  virtual ClusterBackend& backend() = 0;
 };
 
 struct PostFilterResult {
@@ -111,8 +93,9 @@ class Plugin {
   virtual void describe(const ClusterState& state, const Rejection& r,
                         std::vector<std::string>* reasons) const;
 
-  // PostFilter: runs when no node is feasible (e.g. preemption).
-  virtual PostFilterResult post_filter(const CycleContext& cycle, FrameworkHandle& handle,
+  // PostFilter: runs when no node is feasible (e.g. preemption). `handle` is the profile's handle
+  // (the one the plugin's factory got as PluginArgs::handle), for its what-if services.
+  virtual PostFilterResult post_filter(const CycleContext& cycle, Handle& handle,
                                        const Rejections& rejections);
 
   // PreScore / Score / NormalizeScore. score() writes one value per node into scores[];

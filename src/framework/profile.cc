@@ -3,27 +3,14 @@
 #include <stdexcept>
 
 namespace orrery::fw {
-namespace {
 
-class ProfileHandle : public Handle {
- public:
-  ProfileHandle(Runtime* runtime, const Profile* profile) : rt_(runtime), profile_(profile) {}
-  Runtime& runtime() const override {
-    if (!rt_) throw std::logic_error("plugin asked for the runtime of a profile built without one");
-    return *rt_;
-  }
-  bool has_runtime() const override { return rt_ != nullptr; }
-  Plugin* plugin(std::string_view name) const override { return profile_->find(name); }
+Runtime& FrameworkRunner::runtime() const {
+  if (!rt_) throw std::logic_error("plugin asked for the runtime of a profile built without one");
+  return *rt_;
+}
 
- private:
-  Runtime* rt_;
-  const Profile* profile_;
-};
-
-}  // namespace
-
-std::unique_ptr<Handle> make_profile_handle(Runtime* runtime, const Profile* profile) {
-  return std::make_unique<ProfileHandle>(runtime, profile);
+Plugin* FrameworkRunner::plugin(std::string_view name) const {
+  return profile_->find(name);
 }
 
 Plugin* Profile::add(std::unique_ptr<Plugin> plugin, uint32_t points, int64_t weight) {

@@ -11,6 +11,40 @@
 
 namespace orrery::fw {
 
+class Scheduler;
+struct Profile;
+
+// A profile's framework runner: its one Handle (handle.h), as upstream's frameworkImpl is its
+// profile's framework.Handle. The runtime part is given at construction (null: none); the
+// what-if part runs on the Scheduler that runs the profile, which attaches itself when it takes
+// the profile (Scheduler's constructor).
+class FrameworkRunner final : public Handle {
+ public:
+  FrameworkRunner(Runtime* runtime, Profile* profile) : rt_(runtime), profile_(profile) {}
+
+  Runtime& runtime() const override;
+  bool has_runtime() const override { return rt_ != nullptr; }
+  Plugin* plugin(std::string_view name) const override;
+
+  // What-if services (scheduling_cycle.cc).
+  ClusterState& mutable_state() override;
+  bool passes_filters(const CycleContext& cycle, NodeId node,
+                      std::vector<std::string>* reasons) override;
+  void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) override;
+  void added_pod(const CycleContext& cycle, PodId pod, NodeId node) override;
+  ClusterBackend& backend() override;
+
+  void attach(Scheduler& scheduler) { scheduler_ = &scheduler; }
+
+ private:
+  Scheduler& scheduler() const;  // the attached one; std::logic_error when none
+
+  Runtime* rt_;
+  Profile* profile_;
+  Scheduler* scheduler_ = nullptr;
+  Rejections scratch_;  // passes_filters' rejections (reused: no allocation per call)
+};
+
 struct WeightedPlugin {
   Plugin* plugin;
   int64_t weight;
@@ -31,8 +65,11 @@ struct Profile {
   std::vector<Plugin*> pre_enqueue, pre_filter, filter, post_filter, pre_score, reserve, permit,
       mutate, pre_bind, bind, post_bind;
   std::vector<WeightedPlugin> score;
-  // Given to the profile's plugins; reaches `runtime` (null: built without one, e.g. in tests).
-  std::unique_ptr<Handle> handle;
+  // The profile's framework runner, the Handle given to its plugins (PluginArgs::handle, and to
+  // post_filter); over the runtime build_profile was given (none in tests). Null until a
+  // Scheduler takes a profile built without one (unit tests' hand-built profiles), which then
+  // creates it without a runtime.
+  std::unique_ptr<FrameworkRunner> handle;
 
   // Adds a plugin (taking ownership) and enables it at `points` (a mask of ExtensionPoint that
   // must be a subset of what it implements) with the given score weight.
@@ -40,9 +77,5 @@ struct Profile {
   int index_of(const Plugin* p) const;
   Plugin* find(std::string_view name) const;
 };
-
-struct Runtime;
-// A profile's Handle over `runtime` (may be null).
-std::unique_ptr<Handle> make_profile_handle(Runtime* runtime, const Profile* profile);
 
 }  // namespace orrery::fw

@@ -20,7 +20,7 @@ struct PluginArgs {
   yaml::Ctx args;
   std::string profile;         // schedulerName of the profile being built
   bool deterministic = false;  // the profile's `deterministic` (orrery extension)
-  Handle* handle = nullptr;    // the profile's handle (runtime, other plugins); null if none
+  Handle* handle = nullptr;    // the profile's (handle.h); null when built outside a profile
 };
 
 // A factory returns nullptr for a plugin orrery accepts in configurations but does not model

@@ -27,6 +27,9 @@ Scheduler::Scheduler(ClusterBackend& backend, std::vector<std::unique_ptr<Profil
       queue_(profiles_.empty() ? nullptr : profiles_[0]->queue_sort, options.queue),
       rng_(Rng::derive(options.seed, "scheduler")) {
   for (auto& p : profiles_) {
+    // The profile's handle: its what-if services run here (a hand-built profile gets one).
+    if (!p->handle) p->handle = std::make_unique<FrameworkRunner>(nullptr, p.get());
+    p->handle->attach(*this);
     StrId name = intern(p->scheduler_name);
     if (profile_by_name_.count(name)) {
       throw InputError("two profiles named \"" + p->scheduler_name + "\"");

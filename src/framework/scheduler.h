@@ -148,8 +148,10 @@ class Scheduler : public EventListener, private Reservations::Listener {
  private:
   // scheduler.cc: construction, admission and the queue, cluster events, pod classes and queueing
   // hints, run_filters, evaluate() and attempt(). scheduling_cycle.cc: schedule_cycle() and its
-  // steps below, with the plugin runners and the what-if Handle of PostFilter.
-  class Handle;
+  // steps below, with the plugin runners and the what-if services of the profiles' handles.
+  // Each profile's FrameworkRunner (its plugins' Handle) runs its what-if services through the
+  // Scheduler that runs the profile (run_filters, the reservations).
+  friend class FrameworkRunner;
   struct PreFilterOutcome;  // what PreFilter made of the pod (scheduling_cycle.cc)
   struct ScoreSummary;      // the totals' top score, its ties and what margin_of needs
   ScheduleOutcome schedule_cycle(QueuedPod qp);

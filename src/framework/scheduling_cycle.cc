@@ -1,7 +1,8 @@
 // The scheduling cycle (Scheduler::schedule_cycle), step by step as upstream's scheduleOne:
 // schedulingCycle (PreFilter, Filter with node sampling, PostFilter on a FitError, PreScore, Score,
 // NormalizeScore, selectHost, assume, Reserve, Permit), then Mutate and the binding part (PreBind,
-// Bind, PostBind). The rest of the Scheduler is in scheduler.cc.
+// Bind, PostBind), and the what-if services of the profiles' handles (FrameworkRunner). The rest
+// of the Scheduler is in scheduler.cc.
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -74,40 +75,47 @@ struct Scheduler::ScoreSummary {
   size_t recorded = 0;
 };
 
-// What-if services for PostFilter plugins.
-class Scheduler::Handle : public FrameworkHandle {
- public:
-  Handle(Scheduler& s, Profile& p) : s_(s), p_(p) {}
-  ClusterState& mutable_state() override { return s_.backend_.state(); }
-  bool passes_filters(const CycleContext& cycle, NodeId node,
-                      std::vector<std::string>* reasons) override {
-    Reservations::Applied held;
-    ClusterState& st = s_.backend_.state();
-    s_.reservations_->apply(st, st.pod_serial(cycle.pod_id), cycle.spec.priority, node, &held);
-    NodeId one[1] = {node};
-    scratch_.clear();
-    const bool ok = s_.run_filters(p_, cycle, one, 1, scratch_) == 1;
-    Reservations::release(st, held);
-    if (!ok && reasons) {
-      reasons->clear();
-      for (const Rejection& r : scratch_.items())
-        p_.plugins[r.plugin]->describe(cycle.state, r, reasons);
-    }
-    return ok;
+// The what-if services of a profile's handle (handle.h), on the Scheduler running the profile.
+Scheduler& FrameworkRunner::scheduler() const {
+  if (!scheduler_) {
+    throw std::logic_error("plugin asked for the what-if services of a profile no Scheduler runs");
   }
-  void removed_pod(const CycleContext& cycle, PodId pod, NodeId node) override {
-    for (Plugin* pl : p_.pre_filter) pl->pre_filter_remove_pod(cycle, pod, node);
-  }
-  void added_pod(const CycleContext& cycle, PodId pod, NodeId node) override {
-    for (Plugin* pl : p_.pre_filter) pl->pre_filter_add_pod(cycle, pod, node);
-  }
-  ClusterBackend& backend() override { return s_.backend_; }
+  return *scheduler_;
+}
 
- private:
-  Scheduler& s_;
-  Profile& p_;
-  Rejections scratch_;
-};
+ClusterState& FrameworkRunner::mutable_state() {
+  return scheduler().backend_.state();
+}
+
+bool FrameworkRunner::passes_filters(const CycleContext& cycle, NodeId node,
+                                     std::vector<std::string>* reasons) {
+  Scheduler& s = scheduler();
+  Reservations::Applied held;
+  ClusterState& st = s.backend_.state();
+  s.reservations_->apply(st, st.pod_serial(cycle.pod_id), cycle.spec.priority, node, &held);
+  NodeId one[1] = {node};
+  scratch_.clear();
+  const bool ok = s.run_filters(*profile_, cycle, one, 1, scratch_) == 1;
+  Reservations::release(st, held);
+  if (!ok && reasons) {
+    reasons->clear();
+    for (const Rejection& r : scratch_.items())
+      profile_->plugins[r.plugin]->describe(cycle.state, r, reasons);
+  }
+  return ok;
+}
+
+void FrameworkRunner::removed_pod(const CycleContext& cycle, PodId pod, NodeId node) {
+  for (Plugin* pl : profile_->pre_filter) pl->pre_filter_remove_pod(cycle, pod, node);
+}
+
+void FrameworkRunner::added_pod(const CycleContext& cycle, PodId pod, NodeId node) {
+  for (Plugin* pl : profile_->pre_filter) pl->pre_filter_add_pod(cycle, pod, node);
+}
+
+ClusterBackend& FrameworkRunner::backend() {
+  return scheduler().backend_;
+}
 
 // Runs one scheduling cycle for qp (scheduling_cycle), timed.
 ScheduleOutcome Scheduler::schedule_cycle(QueuedPod qp) {
@@ -398,10 +406,9 @@ void Scheduler::describe(const Profile& prof, const Rejections& rejections, Diag
 // plugin orrery ships returns, would make every node a candidate there).
 void Scheduler::run_post_filters(Profile& prof, const CycleContext& cycle, const QueuedPod& qp,
                                  uint64_t* mask, Diagnosis* diag, ScheduleOutcome& out) {
-  Handle handle(*this, prof);
   bool what_if = false;  // some PostFilter's verdict depends on more than the filters'
   for (Plugin* p : prof.post_filter) {
-    PostFilterResult r = p->post_filter(cycle, handle, rejections_);
+    PostFilterResult r = p->post_filter(cycle, *prof.handle, rejections_);
     if (!r.filters_decide) {
       *mask |= plugin_bit(prof.index_of(p));
       what_if = true;

@@ -172,8 +172,7 @@ class EvictAll : public Plugin {
  public:
   std::string_view name() const override { return "EvictAll"; }
   uint32_t extension_points() const override { return kPostFilter; }
-  PostFilterResult post_filter(const CycleContext& c, FrameworkHandle& h,
-                               const Rejections&) override {
+  PostFilterResult post_filter(const CycleContext& c, Handle& h, const Rejections&) override {
     PostFilterResult r;
     NodeId n = c.state.nodes().front();
     std::vector<PodId> victims;

@@ -149,9 +149,8 @@ size_t DefaultPreemption::num_candidates(size_t num_nodes) const {
   return static_cast<size_t>(n);
 }
 
-bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle,
-                                               fw::FrameworkHandle& handle, NodeId node,
-                                               std::vector<PodId>* victims,
+bool DefaultPreemption::select_victims_on_node(const fw::CycleContext& cycle, fw::Handle& handle,
+                                               NodeId node, std::vector<PodId>* victims,
                                                std::vector<std::string>* reasons,
                                                int* pdb_violations) {
   ClusterState& st = handle.mutable_state();
@@ -253,8 +252,8 @@ std::vector<NodeId> potential_nodes(const fw::Rejections& rejections) {
 // yield victims (the candidates); counts the reasons of the others. Returns how many nodes got a
 // status (the nodes that were tried and are not candidates).
 size_t find_candidates(DefaultPreemption& preemption, const fw::CycleContext& cycle,
-                       fw::FrameworkHandle& handle, const std::vector<NodeId>& potential,
-                       size_t offset, size_t wanted, std::vector<Candidate>* candidates,
+                       fw::Handle& handle, const std::vector<NodeId>& potential, size_t offset,
+                       size_t wanted, std::vector<Candidate>* candidates,
                        std::map<std::string, int>* reason_counts) {
   const ClusterState& st = cycle.state;
   size_t statuses = 0;
@@ -301,7 +300,7 @@ std::string no_candidate_message(size_t all_nodes, size_t statuses,
 }  // namespace
 
 fw::PostFilterResult DefaultPreemption::post_filter(const fw::CycleContext& cycle,
-                                                    fw::FrameworkHandle& handle,
+                                                    fw::Handle& handle,
                                                     const fw::Rejections& rejections) {
   fw::PostFilterResult result;
   const ClusterState& st = cycle.state;

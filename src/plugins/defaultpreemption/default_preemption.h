@@ -46,7 +46,7 @@ class DefaultPreemption : public fw::Plugin {
   explicit DefaultPreemption(DefaultPreemptionArgs args = {}, bool deterministic = false);
   std::string_view name() const override;
   uint32_t extension_points() const override { return fw::kPostFilter; }
-  fw::PostFilterResult post_filter(const fw::CycleContext& cycle, fw::FrameworkHandle& handle,
+  fw::PostFilterResult post_filter(const fw::CycleContext& cycle, fw::Handle& handle,
                                    const fw::Rejections& rejections) override;
   void on_event(const fw::ClusterEvent& event) override;
   fw::QueueingHint queueing_hint(const fw::QueueEvent& event, const ClusterState& state,
@@ -55,9 +55,9 @@ class DefaultPreemption : public fw::Plugin {
 
   // SelectVictimsOnNode: true with the victims (most important first) when evicting them lets the
   // pod fit on `node`; false with the reasons otherwise. The state is restored before returning.
-  bool select_victims_on_node(const fw::CycleContext& cycle, fw::FrameworkHandle& handle,
-                              NodeId node, std::vector<PodId>* victims,
-                              std::vector<std::string>* reasons, int* pdb_violations = nullptr);
+  bool select_victims_on_node(const fw::CycleContext& cycle, fw::Handle& handle, NodeId node,
+                              std::vector<PodId>* victims, std::vector<std::string>* reasons,
+                              int* pdb_violations = nullptr);
   // calculateNumCandidates.
   size_t num_candidates(size_t num_nodes) const;
 

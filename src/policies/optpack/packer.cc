@@ -214,7 +214,7 @@ class PackingPlugin : public fw::Plugin {
     return fw::Status::ok();
   }
 
-  fw::PostFilterResult post_filter(const fw::CycleContext& cycle, fw::FrameworkHandle& handle,
+  fw::PostFilterResult post_filter(const fw::CycleContext& cycle, fw::Handle& handle,
                                    const fw::Rejections& rejections) override {
     (void)handle;
     (void)rejections;
