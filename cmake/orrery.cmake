@@ -1,5 +1,4 @@
 # Helpers shared by every module.
-include(${CMAKE_CURRENT_LIST_DIR}/pch.cmake)
 
 # orrery_library(NAME SOURCES ... DEPS ...): a static library whose headers are included as
 # "core/quantity.h" (relative to src/).
@@ -8,7 +7,6 @@ function(orrery_library name)
   add_library(${name} STATIC ${ARG_SOURCES})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
-  orrery_use_pch(${name} lib)
 endfunction()
 
 # orrery_test(NAME SOURCES ... DEPS ...): a GoogleTest executable registered with CTest.
@@ -18,7 +16,6 @@ function(orrery_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
-  orrery_use_pch(${name} test)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # scratch_dir.h
   target_compile_definitions(${name} PRIVATE
     ORRERY_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
