@@ -5,17 +5,14 @@
 
 #include "core/error.h"
 #include "plugins/register.h"
-#include "policies/baselines/sencillo.h"
+#include "policies/catalog.h"
 
 namespace orrery::cli {
 
+// Every plugin a configuration may name (policies/catalog.h), as in `orrery serve` and the
+// simulator's kube-default.
 const fw::PluginRegistry& snapshot_plugin_registry() {
-  static const fw::PluginRegistry r = [] {
-    fw::PluginRegistry reg;
-    plugins::register_default_plugins(reg);
-    baselines::register_sencillo_plugins(reg);
-    return reg;
-  }();
+  static const fw::PluginRegistry r = policies::plugin_catalog();
   return r;
 }
 

@@ -16,7 +16,7 @@
 
 namespace orrery::cli {
 
-// The plugins a configuration may name: kube-default plus the Sencillo baselines.
+// The plugins a configuration may name: policies::plugin_catalog() (kube-default, Sencillo, KubCG).
 const fw::PluginRegistry& snapshot_plugin_registry();
 
 // Prints warnings as "orrery: warning: ..." lines; with `strict` they are an InputError instead

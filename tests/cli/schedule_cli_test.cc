@@ -52,6 +52,35 @@ TEST(ScheduleCli, PlacesPreemptsAndWritesJson) {
   std::filesystem::remove_all(std::filesystem::path(out).parent_path());
 }
 
+// Any plugin of the catalog may be named in a configuration: KubCG (with its pluginConfig history)
+// schedules the snapshot's pods; a plugin that needs its policy is refused, naming the policy.
+TEST(ScheduleCli, AConfigMayNameAnyCatalogPlugin) {
+  const std::string db = tmp_file("kubcg.db"), cfg = tmp_file("kubcg.yaml");
+  std::ofstream(cfg) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                        "kind: KubeSchedulerConfiguration\n"
+                        "profiles:\n"
+                        "- schedulerName: default-scheduler\n"
+                        "  plugins:\n"
+                        "    filter: {enabled: [{name: KubCG}]}\n"
+                        "    mutate: {enabled: [{name: KubCG}]}\n"
+                        "  pluginConfig:\n"
+                        "  - {name: KubCG, args: {db: \"sqlite:"
+                     << db << "\"}}\n";
+  const std::string out = tmp_file("kubcg-placements.json");
+  Result r = run("schedule --cluster " + kData + "cluster.yaml --config " + cfg + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(orrery::read_text_file(out))["placements"].size(), 3u);
+  EXPECT_TRUE(std::filesystem::exists(db)) << "KubCG opened the history its pluginConfig names";
+
+  const std::string carico = tmp_file("carico.yaml");
+  std::ofstream(carico) << "profiles:\n- plugins: {filter: {enabled: [{name: CaricoCapacity}]}}\n";
+  r = run("schedule --cluster " + kData + "cluster.yaml --config " + carico);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("plugin CaricoCapacity runs only in the carico policy"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(ScheduleCli, PodsBeingDeletedAndHostPorts) {
   // skipPodSchedule: a pending pod with a deletionTimestamp is reported, not scheduled; NodePorts
   // keeps the second port-80 pod off the node.
