@@ -186,13 +186,7 @@ void register_carico_repro(CLI::App& root, CommandTable& table) {
   table.push_back({app, [app, o, sweep] {
                      o->distribution = sweep_distribution(app, *sweep);
                      const carico::ReproResult r = carico::run_repro(*o);
-                     if (!r.shard_note.empty()) {
-                       std::printf("%s\n", r.shard_note.c_str());
-                       return 0;
-                     }
-                     std::printf("wrote %s and %s (%zu simulations, %.1f s)\n", r.html.c_str(),
-                                 r.summary.c_str(), r.runs, r.wall_s);
-                     return 0;
+                     return print_repro_result(r);
                    }});
 }
 

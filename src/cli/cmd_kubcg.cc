@@ -24,13 +24,7 @@ void register_kubcg(CLI::App& root, CommandTable& table) {
   table.push_back({app, [app, opts, sweep]() {
                      opts->distribution = sweep_distribution(app, *sweep);
                      const kubcg::ReproResult r = kubcg::run_repro(*opts);
-                     if (!r.shard_note.empty()) {
-                       std::printf("%s\n", r.shard_note.c_str());
-                       return 0;
-                     }
-                     std::printf("wrote %s and %s (%zu simulations, %.1f s)\n", r.html.c_str(),
-                                 r.summary.c_str(), r.runs, r.wall_s);
-                     return 0;
+                     return print_repro_result(r);
                    }});
 }
 
