@@ -33,7 +33,6 @@
 #include "k8s/extender.h"
 #include "k8s/kubeconfig.h"
 #include "k8s/objects.h"
-#include "k8s/profiles.h"
 #include "k8s/serve.h"
 #include "obs/log.h"
 #include "plugins/register.h"
@@ -111,7 +110,8 @@ k8s::ExtenderServeOptions extender_options(const ServeFlags& f) {
 int run_extender(const ServeFlags& f) {
   if (f.listen.empty()) throw InputError("--extender needs --listen HOST:PORT");
   extender_options(f);  // bad flags fail before anything starts
-  const fw::SchedulerConfig config = k8s::load_serve_config(f.config, f.scheduler_name);
+  const fw::SchedulerConfig config =
+      fw::config_or_builtin(f.config, f.scheduler_name, fw::default_scheduler_config);
   std::unique_ptr<fw::SnapshotBackend> snapshot;
   std::unique_ptr<k8s::ApiClient> client;
   std::unique_ptr<fw::RealTimeLoop> loop;
@@ -193,22 +193,20 @@ void set_policy(const ServeFlags& f, k8s::ServeOptions& o) {
     throw InputError(
         "--scheduler-name default-scheduler: orrery serve does not take the default scheduler's "
         "pods; name it after your pods' schedulerName");
-  if (!f.config.empty()) {
-    for (const auto& p : fw::load_scheduler_config(f.config).profiles)
-      if (p.scheduler_name == "default-scheduler")
-        throw InputError(
-            f.config +
-            ": profile default-scheduler: orrery serve does not take the "
-            "default scheduler's pods; name the profile after your pods' schedulerName");
-  }
   o.policy_factory = [registry](fw::PolicyContext& ctx) { return registry.create(ctx.name, ctx); };
+  if (f.config.empty()) return;
+  const fw::SchedulerConfig config = fw::load_scheduler_config(f.config);
+  for (const auto& p : config.profiles)
+    if (p.scheduler_name == "default-scheduler")
+      throw InputError(f.config +
+                       ": profile default-scheduler: orrery serve does not take the "
+                       "default scheduler's pods; name the profile after your pods' schedulerName");
   // kube-scheduler's profiles with the catalog's plugins: a bad configuration fails now, before
   // any connection, not when this replica first leads (other policies add plugins of their own
   // and check their configuration when they start). Its warnings are logged when it starts.
-  if (!f.config.empty() && (f.policy == "kube-default" || f.policy == "kube-binpack")) {
+  if (f.policy == "kube-default" || f.policy == "kube-binpack") {
     std::vector<std::string> later;
-    plugins::build_profiles(fw::load_scheduler_config(f.config), policies::plugin_catalog(),
-                            &later);
+    plugins::build_profiles(config, policies::plugin_catalog(), &later);
   }
 }
 

@@ -297,6 +297,15 @@ SchedulerConfig default_scheduler_config() {
   return cfg;
 }
 
+SchedulerConfig config_or_builtin(const std::string& path, const std::string& scheduler_name,
+                                  const std::function<SchedulerConfig()>& builtin) {
+  if (!path.empty()) return load_scheduler_config(path);
+  SchedulerConfig c = builtin();
+  if (!scheduler_name.empty())
+    for (ProfileConfig& p : c.profiles) p.scheduler_name = scheduler_name;
+  return c;
+}
+
 QueueOptions queue_options(const SchedulerConfig& config) {
   QueueOptions q;
   q.initial_backoff_us = config.pod_initial_backoff_seconds * 1'000'000;

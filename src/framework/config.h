@@ -36,6 +36,7 @@
 // upstream's strict decoding does.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -82,6 +83,10 @@ SchedulerConfig load_scheduler_config(const std::string& path);
 SchedulerConfig parse_scheduler_config(const std::string& text, const std::string& source);
 // The configuration with one default profile ("default-scheduler").
 SchedulerConfig default_scheduler_config();
+// The configuration a world runs: the file at `path`, else `builtin()` with every profile renamed
+// to `scheduler_name` when that is set (`orrery serve --scheduler-name`).
+SchedulerConfig config_or_builtin(const std::string& path, const std::string& scheduler_name,
+                                  const std::function<SchedulerConfig()>& builtin);
 // The queue options (backoff) the configuration asks for.
 QueueOptions queue_options(const SchedulerConfig& config);
 

@@ -10,11 +10,7 @@ namespace orrery::fw {
 
 SchedulerConfig policy_config(const PolicyContext& ctx,
                               const std::function<SchedulerConfig()>& builtin) {
-  if (!ctx.scheduler_config.empty()) return load_scheduler_config(ctx.scheduler_config);
-  SchedulerConfig c = builtin();
-  if (!ctx.scheduler_name.empty())
-    for (ProfileConfig& p : c.profiles) p.scheduler_name = ctx.scheduler_name;
-  return c;
+  return config_or_builtin(ctx.scheduler_config, ctx.scheduler_name, builtin);
 }
 
 void PolicyStats::decision(bool scheduled, int64_t wall_ns, int pods) {
